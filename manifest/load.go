@@ -1,0 +1,306 @@
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// Load reads and validates the manifest at path. path may also be a build
+// folder or a launcher written by `nexus make` (the file NAME beside
+// NAME-build/).
+func Load(path string) (*Manifest, error) {
+	file, err := Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s is not valid: %w", file, err)
+	}
+	if m.Nexus != NexusVersion {
+		return nil, fmt.Errorf("manifest %s was built by nexus %s, but this is nexus %s: rebuild the program with `nexus make`", file, orUnknown(m.Nexus), NexusVersion)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", file, err)
+	}
+	m.Dir = filepath.Dir(file)
+	return &m, nil
+}
+
+func orUnknown(v string) string {
+	if v == "" {
+		return "(unknown version)"
+	}
+	return v
+}
+
+// Resolve finds the manifest file for path: the file itself, FileName inside
+// a folder, or PATH-build/FileName for a launcher. The result is absolute.
+func Resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("no program at %s", path)
+		}
+		return "", err
+	}
+	if st.IsDir() {
+		abs = filepath.Join(abs, FileName)
+	} else if filepath.Ext(abs) != ".json" {
+		abs = abs + "-build/" + FileName
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("no manifest for %s (looked for %s); build the program with `nexus make`", path, abs)
+	}
+	return abs, nil
+}
+
+// PoolCommand returns the argv that starts pool p, with paths inside the
+// build folder made absolute.
+func (m *Manifest) PoolCommand(p *Pool) []string {
+	argv := make([]string, len(p.Command))
+	for i, a := range p.Command {
+		if rest, ok := strings.CutPrefix(a, BuildDirVar+"/"); ok {
+			a = filepath.Join(m.Dir, rest)
+		}
+		argv[i] = a
+	}
+	return argv
+}
+
+// Pool returns the pool for lang, or nil.
+func (m *Manifest) Pool(lang string) *Pool {
+	for i := range m.Pools {
+		if m.Pools[i].Lang == lang {
+			return &m.Pools[i]
+		}
+	}
+	return nil
+}
+
+// Command returns the command called name, or nil.
+func (m *Manifest) Command(name string) *Command {
+	for i := range m.Commands {
+		if m.Commands[i].Name == name {
+			return &m.Commands[i]
+		}
+	}
+	return nil
+}
+
+// PoolsFor returns the languages of the pools that running c may call, in
+// a stable order. A pure command needs none.
+func (m *Manifest) PoolsFor(c *Command) []string {
+	seen := map[string]bool{}
+	var walk func(e *Expr)
+	walk = func(e *Expr) {
+		if e == nil {
+			return
+		}
+		if e.Kind == Call && e.Ref >= 0 && e.Ref < len(m.Functions) {
+			seen[m.Functions[e.Ref].Pool] = true
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(c.Body)
+	for _, a := range c.Actions {
+		walk(a.Body)
+	}
+	langs := make([]string, 0, len(seen))
+	for l := range seen {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	return langs
+}
+
+// ToolName is what Claude and other MCP clients accept as a tool name.
+var ToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Validate checks that every reference in m points at something that
+// exists and every type is well formed.
+func (m *Manifest) Validate() error {
+	if m.Name == "" {
+		return errors.New("program has no name")
+	}
+	langs := map[string]bool{}
+	for _, p := range m.Pools {
+		switch p.Lang {
+		case Python, Cpp, Go:
+		default:
+			return fmt.Errorf("pool with unknown language %q", p.Lang)
+		}
+		if langs[p.Lang] {
+			return fmt.Errorf("two %s pools", p.Lang)
+		}
+		if len(p.Command) == 0 {
+			return fmt.Errorf("%s pool has no launch command", p.Lang)
+		}
+		langs[p.Lang] = true
+	}
+	for i, f := range m.Functions {
+		if f.ID != i {
+			return fmt.Errorf("function %s has id %d at index %d", f.Name, f.ID, i)
+		}
+		if !langs[f.Pool] {
+			return fmt.Errorf("function %s: no %q pool", f.Name, f.Pool)
+		}
+		for j, a := range f.Args {
+			if err := a.Validate(); err != nil {
+				return fmt.Errorf("function %s argument %d: %w", f.Name, j+1, err)
+			}
+		}
+		if err := f.Return.Validate(); err != nil {
+			return fmt.Errorf("function %s result: %w", f.Name, err)
+		}
+	}
+	names := map[string]bool{}
+	for i := range m.Commands {
+		c := &m.Commands[i]
+		if !ToolName.MatchString(c.Name) {
+			return fmt.Errorf("command %q: name must match %s", c.Name, ToolName)
+		}
+		if names[c.Name] {
+			return fmt.Errorf("command %s defined twice", c.Name)
+		}
+		names[c.Name] = true
+		if err := m.validateCommand(c); err != nil {
+			return fmt.Errorf("command %s: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+func (m *Manifest) validateCommand(c *Command) error {
+	for i := range c.Args {
+		if err := validateArg(&c.Args[i]); err != nil {
+			return fmt.Errorf("argument %d: %w", i+1, err)
+		}
+	}
+	if err := c.Return.Validate(); err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	if err := m.validateExpr(c.Body, len(c.Args)); err != nil {
+		return fmt.Errorf("body: %w", err)
+	}
+	for _, a := range c.Actions {
+		if a.Kind != "with" && a.Kind != "render" {
+			return fmt.Errorf("output action of unknown kind %q", a.Kind)
+		}
+		if a.Long == "" && a.Short == "" {
+			return fmt.Errorf("output action without a flag name")
+		}
+		if err := m.validateExpr(a.Body, 1); err != nil {
+			return fmt.Errorf("output action --%s: %w", a.Long, err)
+		}
+	}
+	return nil
+}
+
+func validateArg(a *Arg) error {
+	if err := a.Type.Validate(); err != nil {
+		return err
+	}
+	switch a.Kind {
+	case Positional:
+	case Option, Flag:
+		if a.Short == "" && a.Long == "" && a.FalseLong == "" && a.FalseShort == "" {
+			return fmt.Errorf("%s without a name", a.Kind)
+		}
+		if a.Kind == Flag && a.Type.Kind != types.Bool {
+			return fmt.Errorf("flag of type %s; flags are Bool", a.Type)
+		}
+	case Group:
+		if a.Type.Kind != types.Record {
+			return fmt.Errorf("unrolled argument of type %s; only records unroll", a.Type)
+		}
+		for i := range a.Fields {
+			f := &a.Fields[i]
+			if a.Type.Field(f.Field) == nil {
+				return fmt.Errorf("record %s has no field %q", a.Type.Name, f.Field)
+			}
+			if err := validateArg(f); err != nil {
+				return fmt.Errorf("field %s: %w", f.Field, err)
+			}
+		}
+	default:
+		return fmt.Errorf("unknown argument kind %q", a.Kind)
+	}
+	if len(a.Default) > 0 {
+		if _, err := types.FromJSON(a.Type, a.Default); err != nil {
+			return fmt.Errorf("default %s: %w", a.Default, err)
+		}
+	}
+	return nil
+}
+
+func (m *Manifest) validateExpr(e *Expr, nvars int) error {
+	if e == nil {
+		return errors.New("missing expression")
+	}
+	if err := e.Type.Validate(); err != nil {
+		return err
+	}
+	switch e.Kind {
+	case Lit:
+		if _, err := types.FromJSON(e.Type, e.Value); err != nil {
+			return fmt.Errorf("literal %s: %w", e.Value, err)
+		}
+	case Var:
+		if e.Ref < 0 || e.Ref >= nvars {
+			return fmt.Errorf("variable %d out of range", e.Ref)
+		}
+	case Call:
+		if e.Ref < 0 || e.Ref >= len(m.Functions) {
+			return fmt.Errorf("call of unknown function %d", e.Ref)
+		}
+		if f := m.Functions[e.Ref]; len(e.Args) != len(f.Args) {
+			return fmt.Errorf("call of %s with %d arguments; it takes %d", f.Name, len(e.Args), len(f.Args))
+		}
+	case Get:
+		if len(e.Args) != 1 || e.Field == "" {
+			return errors.New("field access needs one record and a field")
+		}
+	case Throw:
+	case MakeList, MakeTuple:
+	case MakeRecord:
+		if len(e.Fields) != len(e.Args) {
+			return errors.New("record construction with unnamed values")
+		}
+	default:
+		return fmt.Errorf("unknown expression kind %q", e.Kind)
+	}
+	for _, a := range e.Args {
+		if err := m.validateExpr(a, nvars); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Write stores m as dir/FileName.
+func (m *Manifest) Write(dir string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FileName), append(data, '\n'), 0o644)
+}

@@ -1,0 +1,189 @@
+// Package manifest is the compiled description of a program: the contract
+// between codegen, which writes it as manifest.json in the build folder, and
+// the nexus, which loads it to serve the program's commands.
+//
+// A manifest names the program, the pools and how to launch them, the
+// sourced functions each pool serves (by numeric id), and the commands with
+// their arguments, command-line surface and body expression. Load checks
+// the nexus version that built it and every reference inside it, so the
+// runtime can trust what it reads.
+package manifest
+
+import (
+	"encoding/json"
+
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// NexusVersion is the version of this nexus. A manifest records the version
+// that built it and loads only into the same version, since the format may
+// change between versions.
+const NexusVersion = "0.1.0"
+
+// FileName is the manifest's name inside a build folder.
+const FileName = "manifest.json"
+
+// Manifest is one compiled program.
+type Manifest struct {
+	// Nexus is the NexusVersion of the nexus that built the manifest.
+	Nexus string `json:"nexus"`
+	// Name is the program (module) name.
+	Name string `json:"name"`
+	// Doc is the module docstring, one entry per line: the program
+	// description.
+	Doc       []string    `json:"doc,omitempty"`
+	Pools     []Pool      `json:"pools"`
+	Functions []Function  `json:"functions"`
+	Commands  []Command   `json:"commands"`
+
+	// Dir is the absolute build folder, set by Load; not stored.
+	Dir string `json:"-"`
+}
+
+// Pool languages.
+const (
+	Python = "py"
+	Cpp    = "cpp"
+	Go     = "go"
+)
+
+// BuildDirVar opens a Pool.Command element that names a path inside the
+// build folder, so a build folder can be moved as a whole.
+const BuildDirVar = "$BUILD"
+
+// Pool is one worker process serving the sourced functions of a language.
+type Pool struct {
+	// Lang is Python, Cpp or Go; one pool per language.
+	Lang string `json:"lang"`
+	// Command is the argv that starts the pool. An element that starts
+	// with BuildDirVar + "/" is a path inside the build folder; see
+	// Manifest.PoolCommand. A bare program name is looked up on PATH.
+	Command []string `json:"command"`
+}
+
+// Function is a sourced function, served by a pool.
+type Function struct {
+	// ID is the function's index in Manifest.Functions, and the number a
+	// pool call names it by.
+	ID int `json:"id"`
+	// Name is the function's name in the program (after `as`).
+	Name string `json:"name"`
+	// Source is the function's name in its source language.
+	Source string `json:"source"`
+	// Pool is the Lang of the pool that serves it.
+	Pool   string        `json:"pool"`
+	Args   []*types.Type `json:"args"`
+	Return *types.Type   `json:"return"`
+}
+
+// Command is an exported command: a CLI subcommand and an MCP tool.
+type Command struct {
+	// Name is the command's name (after a `name:` directive).
+	Name string `json:"name"`
+	// Doc is the command's docstring, one entry per line, directives
+	// removed. The first line is the summary shown in lists.
+	Doc []string `json:"doc,omitempty"`
+	// ReturnDoc describes the result (the `return:` directive).
+	ReturnDoc string `json:"return_doc,omitempty"`
+	// Args are the command's parameters in order. The body refers to
+	// them by index (Expr.Ref of a Var).
+	Args   []Arg       `json:"args"`
+	Return *types.Type `json:"return"`
+	Body   *Expr       `json:"body"`
+	// Actions are the output actions (`with:` and `render:` directives).
+	Actions []Action `json:"actions,omitempty"`
+}
+
+// ArgKind says how an argument appears on the command line.
+type ArgKind string
+
+const (
+	// Positional arguments are given in order, without a name.
+	Positional ArgKind = "positional"
+	// Option arguments are given as -s VAL, --long VAL or --long=VAL.
+	Option ArgKind = "option"
+	// Flag arguments are Bool switches: --flag sets true, --no-flag false.
+	Flag ArgKind = "flag"
+	// Group arguments are unrolled records: one option or flag per field
+	// (Fields), and optionally the whole record as one JSON option
+	// (Short/Long).
+	Group ArgKind = "group"
+)
+
+// Arg is one parameter of a command, or one field of an unrolled record.
+type Arg struct {
+	Kind ArgKind     `json:"kind"`
+	Type *types.Type `json:"type"`
+	// Name is the argument's property name over MCP: a positional's
+	// `name:`, an option's or flag's long name (else its short letter),
+	// a record field's name. Empty for a positional without `name:`, which
+	// is then known by its position.
+	Name    string   `json:"name,omitempty"`
+	Doc     []string `json:"doc,omitempty"`
+	Metavar string   `json:"metavar,omitempty"`
+	// Short is a one-letter option or flag name, without the dash.
+	Short string `json:"short,omitempty"`
+	// Long is a long option or flag name, without the dashes.
+	Long string `json:"long,omitempty"`
+	// FalseShort and FalseLong name a flag's negation.
+	FalseShort string `json:"false_short,omitempty"`
+	FalseLong  string `json:"false_long,omitempty"`
+	// Default is the JSON value used when the argument is omitted.
+	Default json.RawMessage `json:"default,omitempty"`
+	// Many makes a list argument variadic: it takes every remaining token
+	// (a positional) or collects repeated uses (an option).
+	Many bool `json:"many,omitempty"`
+	// Stdin lets the last positional be read from standard input.
+	Stdin bool `json:"stdin,omitempty"`
+	// Field is the record field an unrolled option stands for.
+	Field string `json:"field,omitempty"`
+	// Fields are a Group's per-field options and flags.
+	Fields []Arg `json:"fields,omitempty"`
+}
+
+// Action is an output action: a flag that applies a function to the result.
+type Action struct {
+	// Kind is "with" (the function's result is printed as JSON) or
+	// "render" (the function's Str result is printed as it is).
+	Kind  string `json:"kind"`
+	Short string `json:"short,omitempty"`
+	Long  string `json:"long,omitempty"`
+	// Body computes the output from the result, which it sees as Var 0.
+	Body   *Expr       `json:"body"`
+	Return *types.Type `json:"return"`
+}
+
+// ExprKind is the kind of a body expression.
+type ExprKind string
+
+const (
+	// Lit is a constant: Value holds its JSON.
+	Lit ExprKind = "lit"
+	// Var is the command's argument number Ref.
+	Var ExprKind = "var"
+	// Call calls Function Ref with Args.
+	Call ExprKind = "call"
+	// Get reads Field of the record Args[0].
+	Get ExprKind = "get"
+	// Throw fails the command with Message.
+	Throw ExprKind = "throw"
+	// MakeList, MakeTuple and MakeRecord build a value from Args; for a
+	// record Fields names each Arg's field.
+	MakeList   ExprKind = "list"
+	MakeTuple  ExprKind = "tuple"
+	MakeRecord ExprKind = "record"
+)
+
+// Expr is a body expression, with its type as the checker inferred it.
+type Expr struct {
+	Kind ExprKind    `json:"kind"`
+	Type *types.Type `json:"type"`
+	// Value is a Lit's JSON.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Ref is a Var's argument index or a Call's function id.
+	Ref     int      `json:"ref"`
+	Args    []*Expr  `json:"args,omitempty"`
+	Field   string   `json:"field,omitempty"`
+	Fields  []string `json:"fields,omitempty"`
+	Message string   `json:"message,omitempty"`
+}

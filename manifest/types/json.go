@@ -1,0 +1,443 @@
+package types
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// FromJSON parses data as one JSON value of type t and returns it in
+// canonical form. The error names where in the value the mismatch is.
+func FromJSON(t *Type, data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var raw any
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not valid JSON: more than one value")
+	}
+	return FromJSONValue(t, raw)
+}
+
+// FromJSONValue converts a value decoded by encoding/json (with UseNumber, so
+// numbers arrive as json.Number; float64 is accepted too) into canonical form
+// for type t, checking it on the way.
+func FromJSONValue(t *Type, v any) (any, error) {
+	out, err := fromJSON(t, v)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PathError says where inside a value a type mismatch was found.
+type PathError struct {
+	Path string // like .field[2]; empty at the top
+	Msg  string
+}
+
+func (e *PathError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return "at " + e.Path + ": " + e.Msg
+}
+
+func mismatch(t *Type, v any) error {
+	return &PathError{Msg: fmt.Sprintf("expected %s, got %s", describe(t), jsonKind(v))}
+}
+
+func describe(t *Type) string {
+	switch t.Kind {
+	case Int:
+		return "an integer"
+	case Real:
+		return "a number"
+	case Str:
+		return "a string"
+	case Bool:
+		return "true or false"
+	case Unit:
+		return "null"
+	case List:
+		return "a list " + t.String()
+	case Map:
+		if t.Key.Kind == Str {
+			return "an object " + t.String()
+		}
+		return "a list of [key, value] pairs " + t.String()
+	case Tuple:
+		return fmt.Sprintf("a list of %d items %s", len(t.Items), t.String())
+	case Record:
+		return "an object (record " + t.Name + ")"
+	}
+	return t.String()
+}
+
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(x)
+	case json.Number:
+		return "the number " + x.String()
+	case float64:
+		return "the number " + strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "..."
+		}
+		return "the string " + strconv.Quote(x)
+	case []any:
+		return fmt.Sprintf("a list of %d items", len(x))
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// within prefixes err's path with step.
+func within(step string, err error) error {
+	if pe, ok := err.(*PathError); ok {
+		return &PathError{Path: step + pe.Path, Msg: pe.Msg}
+	}
+	return &PathError{Path: step, Msg: err.Error()}
+}
+
+func fromJSON(t *Type, v any) (any, error) {
+	switch t.Kind {
+	case Int:
+		switch n := v.(type) {
+		case json.Number:
+			if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+				return i, nil
+			}
+			f, err := strconv.ParseFloat(string(n), 64)
+			if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				return int64(f), nil
+			}
+			if err == nil && f == math.Trunc(f) {
+				return nil, &PathError{Msg: fmt.Sprintf("integer %s does not fit in 64 bits", n)}
+			}
+		case float64:
+			if n == math.Trunc(n) && math.Abs(n) < 1<<63 {
+				return int64(n), nil
+			}
+		}
+	case Real:
+		switch n := v.(type) {
+		case json.Number:
+			if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+				return f, nil
+			}
+		case float64:
+			return n, nil
+		}
+	case Str:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case Bool:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case Unit:
+		if v == nil {
+			return nil, nil
+		}
+	case Optional:
+		if v == nil {
+			return nil, nil
+		}
+		return fromJSON(t.Elem, v)
+	case List:
+		xs, ok := v.([]any)
+		if !ok {
+			break
+		}
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			e, err := fromJSON(t.Elem, x)
+			if err != nil {
+				return nil, within(fmt.Sprintf("[%d]", i), err)
+			}
+			out[i] = e
+		}
+		return out, nil
+	case Tuple:
+		xs, ok := v.([]any)
+		if !ok || len(xs) != len(t.Items) {
+			break
+		}
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			e, err := fromJSON(t.Items[i], x)
+			if err != nil {
+				return nil, within(fmt.Sprintf("[%d]", i), err)
+			}
+			out[i] = e
+		}
+		return out, nil
+	case Map:
+		return mapFromJSON(t, v)
+	case Record:
+		return recordFromJSON(t, v)
+	default:
+		return nil, fmt.Errorf("unknown type kind %q", t.Kind)
+	}
+	return nil, mismatch(t, v)
+}
+
+func mapFromJSON(t *Type, v any) (any, error) {
+	switch m := v.(type) {
+	case map[string]any:
+		if t.Key.Kind != Str {
+			break
+		}
+		// encoding/json loses object order; a map value's order only
+		// matters for display, so sort keys to keep output stable.
+		keys := sortedKeys(m)
+		out := make([]Pair, 0, len(m))
+		for _, k := range keys {
+			val, err := fromJSON(t.Elem, m[k])
+			if err != nil {
+				return nil, within("."+k, err)
+			}
+			out = append(out, Pair{Key: k, Value: val})
+		}
+		return out, nil
+	case []any:
+		out := make([]Pair, 0, len(m))
+		for i, x := range m {
+			kv, ok := x.([]any)
+			if !ok || len(kv) != 2 {
+				return nil, within(fmt.Sprintf("[%d]", i), &PathError{Msg: "expected a [key, value] pair, got " + jsonKind(x)})
+			}
+			k, err := fromJSON(t.Key, kv[0])
+			if err != nil {
+				return nil, within(fmt.Sprintf("[%d][0]", i), err)
+			}
+			val, err := fromJSON(t.Elem, kv[1])
+			if err != nil {
+				return nil, within(fmt.Sprintf("[%d][1]", i), err)
+			}
+			out = append(out, Pair{Key: k, Value: val})
+		}
+		return out, nil
+	}
+	return nil, mismatch(t, v)
+}
+
+func recordFromJSON(t *Type, v any) (any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, mismatch(t, v)
+	}
+	out := make(map[string]any, len(t.Fields))
+	for _, f := range t.Fields {
+		x, present := m[f.Name]
+		switch {
+		case present:
+			val, err := fromJSON(f.Type, x)
+			if err != nil {
+				return nil, within("."+f.Name, err)
+			}
+			out[f.Name] = val
+		case len(f.Default) > 0:
+			val, err := FromJSON(f.Type, f.Default)
+			if err != nil {
+				return nil, within("."+f.Name, fmt.Errorf("default: %w", err))
+			}
+			out[f.Name] = val
+		case f.Type.Kind == Optional:
+			out[f.Name] = nil
+		default:
+			return nil, &PathError{Msg: fmt.Sprintf("record %s is missing field %q", t.Name, f.Name)}
+		}
+	}
+	for _, k := range sortedKeys(m) {
+		if t.Field(k) == nil {
+			return nil, &PathError{Msg: fmt.Sprintf("record %s has no field %q", t.Name, k)}
+		}
+	}
+	return out, nil
+}
+
+// ToJSON writes v, a canonical value of type t, as compact JSON: records in
+// field order, maps in entry order, strings as UTF-8 without HTML escaping,
+// reals always with a decimal point or exponent.
+func ToJSON(t *Type, v any) ([]byte, error) {
+	return AppendJSON(nil, t, v)
+}
+
+// AppendJSON is ToJSON appending to buf.
+func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
+	switch t.Kind {
+	case Int:
+		if i, ok := v.(int64); ok {
+			return strconv.AppendInt(buf, i, 10), nil
+		}
+	case Real:
+		if f, ok := v.(float64); ok {
+			return appendReal(buf, f), nil
+		}
+	case Str:
+		if s, ok := v.(string); ok {
+			return appendString(buf, s), nil
+		}
+	case Bool:
+		if b, ok := v.(bool); ok {
+			return strconv.AppendBool(buf, b), nil
+		}
+	case Unit:
+		return append(buf, "null"...), nil
+	case Optional:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		return AppendJSON(buf, t.Elem, v)
+	case List, Tuple:
+		xs, ok := v.([]any)
+		if !ok || (t.Kind == Tuple && len(xs) != len(t.Items)) {
+			break
+		}
+		buf = append(buf, '[')
+		for i, x := range xs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			et := t.Elem
+			if t.Kind == Tuple {
+				et = t.Items[i]
+			}
+			var err error
+			if buf, err = AppendJSON(buf, et, x); err != nil {
+				return nil, within(fmt.Sprintf("[%d]", i), err)
+			}
+		}
+		return append(buf, ']'), nil
+	case Map:
+		ps, ok := v.([]Pair)
+		if !ok {
+			break
+		}
+		var err error
+		if t.Key.Kind == Str {
+			buf = append(buf, '{')
+			for i, p := range ps {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				k, ok := p.Key.(string)
+				if !ok {
+					return nil, &PathError{Msg: fmt.Sprintf("map key %v is not a string", p.Key)}
+				}
+				buf = append(appendString(buf, k), ':')
+				if buf, err = AppendJSON(buf, t.Elem, p.Value); err != nil {
+					return nil, within("."+k, err)
+				}
+			}
+			return append(buf, '}'), nil
+		}
+		buf = append(buf, '[')
+		for i, p := range ps {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, '[')
+			if buf, err = AppendJSON(buf, t.Key, p.Key); err != nil {
+				return nil, within(fmt.Sprintf("[%d][0]", i), err)
+			}
+			buf = append(buf, ',')
+			if buf, err = AppendJSON(buf, t.Elem, p.Value); err != nil {
+				return nil, within(fmt.Sprintf("[%d][1]", i), err)
+			}
+			buf = append(buf, ']')
+		}
+		return append(buf, ']'), nil
+	case Record:
+		m, ok := v.(map[string]any)
+		if !ok {
+			break
+		}
+		buf = append(buf, '{')
+		for i, f := range t.Fields {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(appendString(buf, f.Name), ':')
+			var err error
+			if buf, err = AppendJSON(buf, f.Type, m[f.Name]); err != nil {
+				return nil, within("."+f.Name, err)
+			}
+		}
+		return append(buf, '}'), nil
+	}
+	return nil, &PathError{Msg: fmt.Sprintf("value %#v is not of type %s", v, t)}
+}
+
+// appendReal writes f the way Python's json module does, so a Real keeps
+// looking like one (1.0, not 1) and NaN or infinities are not lost.
+func appendReal(buf []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(buf, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(buf, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(buf, "-Infinity"...)
+	}
+	start := len(buf)
+	buf = strconv.AppendFloat(buf, f, 'g', -1, 64)
+	if bytes.ContainsAny(buf[start:], ".eEn") {
+		return buf
+	}
+	return append(buf, ".0"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Unlike encoding/json it leaves
+// <, > and & alone, so text round-trips byte for byte; invalid UTF-8 becomes
+// U+FFFD, as JSON cannot carry it.
+func appendString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, "\ufffd"...)
+		} else if r == '\u2028' || r == '\u2029' {
+			buf = append(buf, `\u202`...)
+			buf = append(buf, hexDigits[r&0xf])
+		} else {
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
+}

@@ -1,0 +1,326 @@
+package types
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
+)
+
+// The msgpack form of values, shared by every pool: Int, Real, Str, Bool as
+// themselves, Unit and an unset Optional as nil, lists and tuples as arrays,
+// maps as maps, records as maps keyed by field name.
+
+// EncodeArgs encodes a call's arguments as one msgpack array.
+func EncodeArgs(ts []*Type, vs []any) ([]byte, error) {
+	if len(ts) != len(vs) {
+		return nil, fmt.Errorf("%d arguments for %d parameters", len(vs), len(ts))
+	}
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	if err := enc.EncodeArrayLen(len(vs)); err != nil {
+		return nil, err
+	}
+	for i, v := range vs {
+		if err := EncodeMsgpack(enc, ts[i], v); err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// EncodeMsgpack writes v, a canonical value of type t.
+func EncodeMsgpack(enc *msgpack.Encoder, t *Type, v any) error {
+	switch t.Kind {
+	case Int:
+		if i, ok := v.(int64); ok {
+			return enc.EncodeInt(i)
+		}
+	case Real:
+		if f, ok := v.(float64); ok {
+			return enc.EncodeFloat64(f)
+		}
+	case Str:
+		if s, ok := v.(string); ok {
+			return enc.EncodeString(s)
+		}
+	case Bool:
+		if b, ok := v.(bool); ok {
+			return enc.EncodeBool(b)
+		}
+	case Unit:
+		return enc.EncodeNil()
+	case Optional:
+		if v == nil {
+			return enc.EncodeNil()
+		}
+		return EncodeMsgpack(enc, t.Elem, v)
+	case List, Tuple:
+		xs, ok := v.([]any)
+		if !ok || (t.Kind == Tuple && len(xs) != len(t.Items)) {
+			break
+		}
+		if err := enc.EncodeArrayLen(len(xs)); err != nil {
+			return err
+		}
+		if t.Kind == List && t.Elem.Kind == Real {
+			for i, x := range xs {
+				f, ok := x.(float64)
+				if !ok {
+					return within(fmt.Sprintf("[%d]", i), &PathError{Msg: fmt.Sprintf("value %#v is not a Real", x)})
+				}
+				if err := enc.EncodeFloat64(f); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for i, x := range xs {
+			et := t.Elem
+			if t.Kind == Tuple {
+				et = t.Items[i]
+			}
+			if err := EncodeMsgpack(enc, et, x); err != nil {
+				return within(fmt.Sprintf("[%d]", i), err)
+			}
+		}
+		return nil
+	case Map:
+		ps, ok := v.([]Pair)
+		if !ok {
+			break
+		}
+		if err := enc.EncodeMapLen(len(ps)); err != nil {
+			return err
+		}
+		for i, p := range ps {
+			if err := EncodeMsgpack(enc, t.Key, p.Key); err != nil {
+				return within(fmt.Sprintf("[%d][0]", i), err)
+			}
+			if err := EncodeMsgpack(enc, t.Elem, p.Value); err != nil {
+				return within(fmt.Sprintf("[%d][1]", i), err)
+			}
+		}
+		return nil
+	case Record:
+		m, ok := v.(map[string]any)
+		if !ok {
+			break
+		}
+		if err := enc.EncodeMapLen(len(t.Fields)); err != nil {
+			return err
+		}
+		for _, f := range t.Fields {
+			if err := enc.EncodeString(f.Name); err != nil {
+				return err
+			}
+			if err := EncodeMsgpack(enc, f.Type, m[f.Name]); err != nil {
+				return within("."+f.Name, err)
+			}
+		}
+		return nil
+	}
+	return &PathError{Msg: fmt.Sprintf("value %#v is not of type %s", v, t)}
+}
+
+// DecodeMsgpackBytes decodes one value of type t from data.
+func DecodeMsgpackBytes(t *Type, data []byte) (any, error) {
+	dec := msgpack.NewDecoder(bytes.NewReader(data))
+	v, err := DecodeMsgpack(dec, t)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// DecodeMsgpack reads one value of type t, as a pool wrote it, and returns it
+// in canonical form. It is lenient where languages differ harmlessly (an
+// integer where a Real is expected, an array for a tuple) and strict where
+// data would be lost (a fractional number for an Int, a missing field).
+func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
+	code, err := dec.PeekCode()
+	if err != nil {
+		return nil, err
+	}
+	if code == msgpcode.Nil {
+		switch t.Kind {
+		case Unit, Optional:
+			return nil, dec.DecodeNil()
+		}
+		return nil, &PathError{Msg: fmt.Sprintf("expected %s, got nil", t)}
+	}
+	switch t.Kind {
+	case Int:
+		switch {
+		case msgpcode.IsFixedNum(code), code == msgpcode.Int8, code == msgpcode.Int16,
+			code == msgpcode.Int32, code == msgpcode.Int64, code == msgpcode.Uint8,
+			code == msgpcode.Uint16, code == msgpcode.Uint32:
+			return dec.DecodeInt64()
+		case code == msgpcode.Uint64:
+			u, err := dec.DecodeUint64()
+			if err != nil {
+				return nil, err
+			}
+			if u > math.MaxInt64 {
+				return nil, &PathError{Msg: fmt.Sprintf("integer %d does not fit in 64 bits", u)}
+			}
+			return int64(u), nil
+		case code == msgpcode.Float, code == msgpcode.Double:
+			f, err := dec.DecodeFloat64()
+			if err != nil {
+				return nil, err
+			}
+			if f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+				return nil, &PathError{Msg: fmt.Sprintf("expected Int, got the number %v", f)}
+			}
+			return int64(f), nil
+		}
+	case Real:
+		switch {
+		case code == msgpcode.Float, code == msgpcode.Double:
+			return dec.DecodeFloat64()
+		case msgpcode.IsFixedNum(code), code == msgpcode.Int8, code == msgpcode.Int16,
+			code == msgpcode.Int32, code == msgpcode.Int64, code == msgpcode.Uint8,
+			code == msgpcode.Uint16, code == msgpcode.Uint32, code == msgpcode.Uint64:
+			i, err := dec.DecodeInt64()
+			return float64(i), err
+		}
+	case Str:
+		if msgpcode.IsString(code) || msgpcode.IsBin(code) {
+			return dec.DecodeString()
+		}
+	case Bool:
+		if code == msgpcode.True || code == msgpcode.False {
+			return dec.DecodeBool()
+		}
+	case Unit:
+		// A function declared to return () may still return something;
+		// the value is dropped, as the type says there is none.
+		return nil, dec.Skip()
+	case Optional:
+		return DecodeMsgpack(dec, t.Elem)
+	case List, Tuple:
+		if !isArray(code) {
+			break
+		}
+		n, err := dec.DecodeArrayLen()
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind == Tuple && n != len(t.Items) {
+			return nil, &PathError{Msg: fmt.Sprintf("expected %s, got a list of %d items", t, n)}
+		}
+		out := make([]any, n)
+		for i := range out {
+			et := t.Elem
+			if t.Kind == Tuple {
+				et = t.Items[i]
+			}
+			if out[i], err = DecodeMsgpack(dec, et); err != nil {
+				return nil, within(fmt.Sprintf("[%d]", i), err)
+			}
+		}
+		return out, nil
+	case Map:
+		if isArray(code) {
+			return decodePairs(dec, t)
+		}
+		if !isMap(code) {
+			break
+		}
+		n, err := dec.DecodeMapLen()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Pair, n)
+		for i := range out {
+			if out[i].Key, err = DecodeMsgpack(dec, t.Key); err != nil {
+				return nil, within(fmt.Sprintf("[%d][0]", i), err)
+			}
+			if out[i].Value, err = DecodeMsgpack(dec, t.Elem); err != nil {
+				return nil, within(fmt.Sprintf("[%d][1]", i), err)
+			}
+		}
+		return out, nil
+	case Record:
+		if !isMap(code) {
+			break
+		}
+		return decodeRecord(dec, t)
+	}
+	return nil, &PathError{Msg: fmt.Sprintf("expected %s, got msgpack type 0x%02x", t, code)}
+}
+
+func decodePairs(dec *msgpack.Decoder, t *Type) (any, error) {
+	n, err := dec.DecodeArrayLen()
+	if err != nil {
+		return nil, err
+	}
+	pair := TupleOf(t.Key, t.Elem)
+	out := make([]Pair, n)
+	for i := range out {
+		kv, err := DecodeMsgpack(dec, pair)
+		if err != nil {
+			return nil, within(fmt.Sprintf("[%d]", i), err)
+		}
+		xs := kv.([]any)
+		out[i] = Pair{Key: xs[0], Value: xs[1]}
+	}
+	return out, nil
+}
+
+func decodeRecord(dec *msgpack.Decoder, t *Type) (any, error) {
+	n, err := dec.DecodeMapLen()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(t.Fields))
+	for i := 0; i < n; i++ {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return nil, &PathError{Msg: fmt.Sprintf("record %s: field name is not a string", t.Name)}
+		}
+		f := t.Field(key)
+		if f == nil {
+			// Mapped classes may carry more attributes than the record
+			// declares; those are not part of the value.
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if out[key], err = DecodeMsgpack(dec, f.Type); err != nil {
+			return nil, within("."+key, err)
+		}
+	}
+	for _, f := range t.Fields {
+		if _, ok := out[f.Name]; ok {
+			continue
+		}
+		if f.Type.Kind != Optional {
+			return nil, &PathError{Msg: fmt.Sprintf("record %s is missing field %q", t.Name, f.Name)}
+		}
+		out[f.Name] = nil
+	}
+	return out, nil
+}
+
+func isArray(c byte) bool {
+	return msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32
+}
+
+func isMap(c byte) bool {
+	return msgpcode.IsFixedMap(c) || c == msgpcode.Map16 || c == msgpcode.Map32
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
