@@ -31,10 +31,10 @@ type Manifest struct {
 	Name string `json:"name"`
 	// Doc is the module docstring, one entry per line: the program
 	// description.
-	Doc       []string    `json:"doc,omitempty"`
-	Pools     []Pool      `json:"pools"`
-	Functions []Function  `json:"functions"`
-	Commands  []Command   `json:"commands"`
+	Doc       []string   `json:"doc,omitempty"`
+	Pools     []Pool     `json:"pools"`
+	Functions []Function `json:"functions"`
+	Commands  []Command  `json:"commands"`
 
 	// Dir is the absolute build folder, set by Load; not stored.
 	Dir string `json:"-"`
