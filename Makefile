@@ -1,0 +1,37 @@
+# The two commands a newcomer needs: `make demo` (install what is needed,
+# build nexus, run the example) and `make test` (the whole test suite, as CI
+# runs it). `make bench` prints the benchmark table of the README.
+
+GO      ?= go
+NEXUS   := $(CURDIR)/bin/nexus
+
+.PHONY: all setup build demo test lint bench proto clean
+
+all: build
+
+setup:
+	@./scripts/setup.sh
+
+build:
+	$(GO) build -o $(NEXUS) ./cmd/nexus
+
+demo: setup build
+	@./scripts/demo.sh $(NEXUS)
+
+lint:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+test: setup lint
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+bench: setup build
+	$(GO) run ./integration/bench -nexus $(NEXUS)
+
+# Regenerates proto/*.pb.go from proto/pool.proto (needs protoc,
+# protoc-gen-go and protoc-gen-go-grpc on PATH).
+proto:
+	$(GO) generate ./proto
+
+clean:
+	rm -rf bin

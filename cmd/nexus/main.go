@@ -1,0 +1,76 @@
+// Command nexus builds and runs multi-language programs: `nexus make`
+// compiles a `.loc` program into a build folder and a launcher, and
+// `nexus run` (which the launcher calls) serves its commands on the command
+// line, calling functions in Python pools.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/manifest"
+)
+
+func main() {
+	os.Exit(run(os.Args))
+}
+
+func run(args []string) int {
+	app := &cli.App{
+		Name:    "nexus",
+		Usage:   "build and run multi-language programs",
+		Version: manifest.NexusVersion,
+		Description: "Write functions in Python, declare their types and command-line surface\n" +
+			"in a main.loc, and `nexus make main.loc` gives you a real command-line\n" +
+			"program: ./main cmd args.",
+		HideHelpCommand: true,
+		Commands: []*cli.Command{
+			makeCommand(),
+			runCommand(),
+			versionCommand(),
+		},
+		// Errors are printed once, here, as one line; no usage dump.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+	}
+	if err := app.Run(args); err != nil {
+		return report(err)
+	}
+	return 0
+}
+
+// exitCode is an error that carries the process exit code, for commands whose
+// code is decided below (the program run by `nexus run`).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+// usageError marks a mistake in how nexus was called: exit code 2.
+type usageError struct{ error }
+
+func report(err error) int {
+	switch e := err.(type) {
+	case exitCode:
+		return int(e)
+	case usageError:
+		fmt.Fprintf(os.Stderr, "nexus: %v\n", e.error)
+		return 2
+	}
+	fmt.Fprintf(os.Stderr, "nexus: %v\n", err)
+	return 1
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the nexus version",
+		Action: func(c *cli.Context) error {
+			fmt.Fprintln(c.App.Writer, "nexus", manifest.NexusVersion)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/codegen"
+	"github.com/nexus-run/nexus/codegen/build"
+)
+
+func makeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "make",
+		Usage:     "compile a .loc program into a command-line program",
+		ArgsUsage: "main.loc",
+		Description: "Writes NAME-build/ (the manifest and generated pools) and the launcher ./NAME,\n" +
+			"which works from any folder. NAME defaults to the module name.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the program's `NAME` (a path is fine)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError{errors.New("make needs exactly one .loc file (nexus make [-o NAME] main.loc)")}
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find the nexus binary: %w", err)
+			}
+			res, err := build.Make(build.Options{Source: c.Args().First(), Output: c.String("output"), Nexus: self})
+			var list codegen.ErrorList
+			if errors.As(err, &list) {
+				for _, e := range list {
+					fmt.Fprintln(c.App.ErrWriter, e)
+				}
+				return exitCode(1)
+			}
+			if err != nil {
+				return err
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintln(c.App.ErrWriter, w)
+			}
+			return nil
+		},
+	}
+}

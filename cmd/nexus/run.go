@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/manifest"
+	nexuscli "github.com/nexus-run/nexus/nexus/cli"
+	"github.com/nexus-run/nexus/nexus/dispatch"
+	"github.com/nexus-run/nexus/nexus/pool"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "run",
+		Usage:           "run a built program's command (what the launcher calls)",
+		ArgsUsage:       "MANIFEST [command] [args...]",
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 {
+				return usageError{fmt.Errorf("run needs a program: nexus run PROG|MANIFEST [command] [args...]")}
+			}
+			m, err := manifest.Load(c.Args().First())
+			if err != nil {
+				return err
+			}
+			return exitCode(runProgram(m, c.Args().Slice()[1:]))
+		},
+	}
+}
+
+// runProgram runs one command line of program m. Ctrl-C or SIGTERM cancels
+// the call and stops the pools before exiting.
+func runProgram(m *manifest.Manifest, argv []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var sup *pool.Supervisor
+	defer func() {
+		if sup != nil {
+			sup.Close()
+		}
+	}()
+	r := &nexuscli.Runner{
+		M:    m,
+		Prog: progName(m),
+		NewPools: func() (dispatch.Caller, error) {
+			sup = pool.New(m, pool.Options{Stderr: os.Stderr})
+			return sup, nil
+		},
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+	}
+	code := r.Run(ctx, argv)
+	if ctx.Err() != nil {
+		return 130
+	}
+	return code
+}
+
+// progName is the launcher's name: the build folder is NAME-build.
+func progName(m *manifest.Manifest) string {
+	base := filepath.Base(m.Dir)
+	if name, ok := strings.CutSuffix(base, "-build"); ok && name != "" {
+		return name
+	}
+	return m.Name
+}

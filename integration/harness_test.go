@@ -1,0 +1,231 @@
+// Package integration holds the end-to-end tests: they build the nexus
+// binary, compile real programs with `nexus make`, and drive the launchers
+// as a user would, with real pools behind them.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nexusBin is the nexus binary built once for the whole test run.
+var nexusBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "nexus-integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	nexusBin = filepath.Join(dir, "nexus")
+	build := exec.Command("go", "build", "-o", nexusBin, "github.com/nexus-run/nexus/cmd/nexus")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build nexus:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// program is a built program under test.
+type program struct {
+	t        *testing.T
+	dir      string // the folder holding main.loc and sources
+	launcher string // absolute path of ./NAME
+	tmp      string // TMPDIR of every run, to check nothing is left in it
+}
+
+// files maps a file name to its contents.
+type files map[string]string
+
+// writeFiles writes fs into a new temporary folder and returns it.
+func writeFiles(t *testing.T, fs files) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range fs {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// build writes fs (which must hold main.loc) and runs `nexus make -o prog
+// main.loc` there; the build must succeed.
+func build(t *testing.T, fs files) *program {
+	t.Helper()
+	dir := writeFiles(t, fs)
+	res := runIn(t, dir, nil, nexusBin, "make", "-o", "prog", "main.loc")
+	if res.code != 0 {
+		t.Fatalf("nexus make failed (exit %d):\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &program{t: t, dir: dir, launcher: filepath.Join(dir, "prog"), tmp: tmp}
+}
+
+// makeFails runs `nexus make` on fs and returns its stderr; the build must fail.
+func makeFails(t *testing.T, fs files) string {
+	t.Helper()
+	dir := writeFiles(t, fs)
+	res := runIn(t, dir, nil, nexusBin, "make", "-o", "prog", "main.loc")
+	if res.code == 0 {
+		t.Fatalf("nexus make succeeded, want a build error")
+	}
+	if strings.Contains(res.stderr, "goroutine ") || strings.Contains(res.stderr, "panic:") {
+		t.Fatalf("nexus make crashed:\n%s", res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "prog")); err == nil {
+		t.Errorf("a failed build left a launcher behind")
+	}
+	return res.stderr
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func runIn(t *testing.T, dir string, stdin []byte, name string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("run %s: %v", name, err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// run runs the launcher with args from another folder than the program's,
+// as a user would, with TMPDIR pointed at the program's private temp folder.
+func (p *program) run(args ...string) result {
+	p.t.Helper()
+	return p.runStdin(nil, args...)
+}
+
+func (p *program) runStdin(stdin []byte, args ...string) result {
+	p.t.Helper()
+	cmd := append([]string{"env", "TMPDIR=" + p.tmp, p.launcher}, args...)
+	res := runIn(p.t, p.t.TempDir(), stdin, cmd[0], cmd[1:]...)
+	if strings.Contains(res.stderr, "goroutine ") || strings.Contains(res.stderr, "panic:") {
+		p.t.Fatalf("%v crashed:\n%s", args, res.stderr)
+	}
+	p.checkClean()
+	return res
+}
+
+// ok runs args, requires exit 0, and returns stdout.
+func (p *program) ok(args ...string) string {
+	p.t.Helper()
+	res := p.run(args...)
+	if res.code != 0 {
+		p.t.Fatalf("%v: exit %d, want 0\nstdout: %s\nstderr: %s", args, res.code, res.stdout, res.stderr)
+	}
+	return res.stdout
+}
+
+// fails runs args, requires the given exit code, and returns stderr.
+func (p *program) fails(code int, args ...string) string {
+	p.t.Helper()
+	res := p.run(args...)
+	if res.code != code {
+		p.t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", args, res.code, code, res.stdout, res.stderr)
+	}
+	if res.stdout != "" {
+		p.t.Errorf("%v: failed but printed on stdout: %q", args, res.stdout)
+	}
+	return res.stderr
+}
+
+// checkClean fails the test when a pool process of this program is still
+// running or something is left in its temp folder.
+func (p *program) checkClean() {
+	p.t.Helper()
+	build := p.launcher + "-build"
+	// A pool is told to stop before the nexus exits, but the process may
+	// take a moment to be reaped; give it a short while.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		procs := processesMentioning(build)
+		if len(procs) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("pool processes left behind: %v", procs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	entries, err := os.ReadDir(p.tmp)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if len(entries) > 0 {
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name()
+		}
+		p.t.Fatalf("left in TMPDIR: %v", names)
+	}
+}
+
+// processesMentioning lists the live processes whose command line contains s.
+func processesMentioning(s string) []string {
+	var found []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if d.Name()[0] < '0' || d.Name()[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if isZombie(stat) {
+			continue
+		}
+		line := strings.ReplaceAll(string(cmdline), "\x00", " ")
+		if strings.Contains(line, s) {
+			found = append(found, d.Name()+": "+line)
+		}
+	}
+	return found
+}
+
+// isZombie reads the state field of /proc/PID/stat.
+func isZombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}

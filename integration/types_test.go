@@ -1,0 +1,179 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+)
+
+// typesProgram has a Python identity function per type, plus functions that
+// report what Python received, so each type is checked going in and coming
+// back out.
+var typesProgram = files{
+	"ids.py": `
+from dataclasses import dataclass
+
+def ident(x):
+    return x
+
+def pytype(x):
+    return type(x).__name__
+
+def describe(x):
+    return repr(x)
+
+def nothing(x):
+    print("side effect only")
+
+@dataclass
+class Point:
+    x: float
+    y: float
+    label: str
+
+def shift(p: Point) -> Point:
+    assert isinstance(p, Point), type(p)
+    return Point(p.x + 1, p.y + 1, p.label + "'")
+`,
+	"main.loc": `
+module types (*)
+import root-py
+source Py from "ids.py"
+  ( "ident" as idInt, "ident" as idReal, "ident" as idStr, "ident" as idBool
+  , "ident" as idList, "ident" as idOpt, "ident" as idMapStr, "ident" as idMapInt
+  , "ident" as idTuple, "ident" as idRec, "ident" as idNested, "ident" as idUnit
+  , "pytype" as tyInt, "pytype" as tyReal, "pytype" as tyStr, "pytype" as tyBool
+  , "pytype" as tyList, "pytype" as tyOpt, "pytype" as tyMap, "pytype" as tyRec
+  , "pytype" as tyTuple
+  , "describe" as reprMapInt, "nothing", "shift"
+  )
+
+record Pair where
+  name :: Str
+  score :: Real
+  tags :: [Str]
+  note :: ?Str
+record Py => Pair = "dict"
+
+record Point where
+  x :: Real
+  y :: Real
+  label :: Str
+record Py => Point = "Point"
+
+idInt :: Int -> Int
+idReal :: Real -> Real
+idStr :: Str -> Str
+idBool :: Bool -> Bool
+idList :: [Int] -> [Int]
+idOpt :: ?Int -> ?Int
+idMapStr :: Map Str Int -> Map Str Int
+idMapInt :: Map Int Str -> Map Int Str
+idTuple :: (Int, Str, Bool) -> (Int, Str, Bool)
+idRec :: Pair -> Pair
+idNested :: [(Str, ?[Map Str Real])] -> [(Str, ?[Map Str Real])]
+idUnit :: () -> ()
+tyInt :: Int -> Str
+tyReal :: Real -> Str
+tyStr :: Str -> Str
+tyBool :: Bool -> Str
+tyList :: [Int] -> Str
+tyOpt :: ?Int -> Str
+tyMap :: Map Str Int -> Str
+tyRec :: Pair -> Str
+tyTuple :: (Int, Str) -> Str
+reprMapInt :: Map Int Str -> Str
+nothing :: Int -> ()
+shift :: Point -> Point
+`,
+}
+
+func TestTypesRoundTrip(t *testing.T) {
+	p := build(t, typesProgram)
+	cases := []struct {
+		cmd, in, out string
+	}{
+		{"idInt", "42", "42"},
+		{"idInt", "-9223372036854775808", "-9223372036854775808"},
+		{"idInt", "9223372036854775807", "9223372036854775807"},
+		{"idReal", "1.5", "1.5"},
+		{"idReal", "-0.25", "-0.25"},
+		{"idReal", "3", "3.0"},
+		{"idReal", "1e300", "1e+300"},
+		{"idStr", "hello", `"hello"`},
+		{"idStr", `"quoted"`, `"quoted"`},
+		{"idStr", "42", `"42"`},
+		{"idStr", "héllo wörld ✓ 日本", `"héllo wörld ✓ 日本"`},
+		{"idStr", `"a \"q\" \\ b\nc"`, `"a \"q\" \\ b\nc"`},
+		{"idStr", "", `""`},
+		{"idBool", "true", "true"},
+		{"idBool", "false", "false"},
+		{"idList", "[1,2,3]", "[1,2,3]"},
+		{"idList", "[]", "[]"},
+		{"idOpt", "7", "7"},
+		{"idMapStr", `{"b":2,"a":1}`, `{"a":1,"b":2}`},
+		{"idMapStr", `{}`, `{}`},
+		{"idMapInt", `[[1,"one"],[2,"two"]]`, `[[1,"one"],[2,"two"]]`},
+		{"idTuple", `[1,"x",true]`, `[1,"x",true]`},
+		{"idRec", `{"name":"n","score":2.5,"tags":["a"],"note":null}`, `{"name":"n","score":2.5,"tags":["a"],"note":null}`},
+		{"idRec", `{"tags":[],"score":1,"name":"z","note":"hi"}`, `{"name":"z","score":1.0,"tags":[],"note":"hi"}`},
+		{"idRec", `{"name":"n","score":2.5,"tags":["a"]}`, `{"name":"n","score":2.5,"tags":["a"],"note":null}`},
+		{"idNested", `[["a",null],["b",[{"x":1.5},{}]]]`, `[["a",null],["b",[{"x":1.5},{}]]]`},
+		{"tyInt", "1", `"int"`},
+		{"tyReal", "1", `"float"`},
+		{"tyStr", "x", `"str"`},
+		{"tyBool", "true", `"bool"`},
+		{"tyList", "[1]", `"list"`},
+		{"tyOpt", "null", `"NoneType"`},
+		{"tyOpt", "3", `"int"`},
+		{"tyMap", `{"a":1}`, `"dict"`},
+		{"tyRec", `{"name":"n","score":1,"tags":[]}`, `"dict"`},
+		{"reprMapInt", `[[1,"one"]]`, `"{1: 'one'}"`},
+		{"shift", `{"x":1,"y":2.5,"label":"p"}`, `{"x":2.0,"y":3.5,"label":"p'"}`},
+	}
+	for _, c := range cases {
+		got := p.ok(c.cmd, c.in)
+		if got != c.out+"\n" {
+			t.Errorf("%s %s = %q, want %q", c.cmd, c.in, got, c.out+"\n")
+		}
+	}
+}
+
+// TestNullResults: a top-level null prints nothing unless --keep-null.
+func TestNullResults(t *testing.T) {
+	p := build(t, typesProgram)
+	if got := p.ok("idOpt", "null"); got != "" {
+		t.Errorf("idOpt null printed %q, want nothing", got)
+	}
+	if got := p.ok("--keep-null", "idOpt", "null"); got != "null\n" {
+		t.Errorf("--keep-null idOpt null printed %q, want null", got)
+	}
+	res := p.run("nothing", "3")
+	if res.code != 0 || res.stdout != "" {
+		t.Errorf("nothing 3: exit %d stdout %q, want 0 and nothing", res.code, res.stdout)
+	}
+	if !strings.Contains(res.stderr, "side effect only") {
+		t.Errorf("the function's print did not reach stderr: %q", res.stderr)
+	}
+}
+
+// TestTypeErrors: a malformed value is a usage error (2) naming the problem,
+// and a pool's wrong result is a failure (1).
+func TestTypeErrors(t *testing.T) {
+	p := build(t, typesProgram)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"idInt", "1.5"}, "Int"},
+		{[]string{"idInt", "abc"}, "Int"},
+		{[]string{"idBool", "yes"}, "Bool"},
+		{[]string{"idList", "[1,\"a\"]"}, "[1]"},
+		{[]string{"idRec", `{"name":"n"}`}, "score"},
+		{[]string{"idTuple", `[1,"x"]`}, "(Int, Str, Bool)"},
+	} {
+		stderr := p.fails(2, c.args...)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q does not mention %q", c.args, stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// programHelp is the help of a program: usage, description, commands.
+func (r *Runner) programHelp() string {
+	var b strings.Builder
+	prog := r.prog()
+	fmt.Fprintf(&b, "usage: %s [--keep-null] <command> [arguments]\n", prog)
+	writeDoc(&b, r.M.Doc)
+	cmds := section{title: "commands:"}
+	for _, c := range r.M.Commands {
+		cmds.rows = append(cmds.rows, row{c.Name, firstLine(c.Doc)})
+	}
+	if len(cmds.rows) == 0 {
+		cmds.rows = append(cmds.rows, row{"(none)", ""})
+	}
+	writeSections(&b, []section{cmds, generalSection()})
+	fmt.Fprintf(&b, "\nRun '%s <command> --help' for the arguments of a command.\n", prog)
+	return b.String()
+}
+
+// commandHelp is the help of command c.
+func (r *Runner) commandHelp(c *manifest.Command) string {
+	var b strings.Builder
+	single := len(r.M.Commands) == 1 && &r.M.Commands[0] == c
+	usage := []string{"usage:", r.prog()}
+	if !single {
+		usage = append(usage, c.Name)
+	}
+	hasOptions := len(c.Actions) > 0
+	for i := range c.Args {
+		if c.Args[i].Kind != manifest.Positional {
+			hasOptions = true
+		}
+	}
+	if hasOptions {
+		usage = append(usage, "[options]")
+	}
+	for i := range c.Args {
+		if c.Args[i].Kind == manifest.Positional {
+			usage = append(usage, usageToken(&c.Args[i]))
+		}
+	}
+	b.WriteString(strings.Join(usage, " ") + "\n")
+	if single {
+		writeDoc(&b, r.M.Doc)
+		if strings.Join(c.Doc, "\n") != strings.Join(r.M.Doc, "\n") {
+			writeDoc(&b, c.Doc)
+		}
+	} else {
+		writeDoc(&b, c.Doc)
+	}
+
+	args := section{title: "arguments:"}
+	opts := section{title: "options:"}
+	var groups []section
+	for i := range c.Args {
+		a := &c.Args[i]
+		switch a.Kind {
+		case manifest.Positional:
+			args.rows = append(args.rows, positionalRow(a))
+		case manifest.Option, manifest.Flag:
+			opts.rows = append(opts.rows, optionRow(a, a.Type))
+		case manifest.Group:
+			groups = append(groups, groupSection(a))
+		}
+	}
+	secs := append([]section{args, opts}, groups...)
+	out := section{title: "output:"}
+	for i := range c.Actions {
+		out.rows = append(out.rows, r.actionRow(&c.Actions[i]))
+	}
+	ret := section{title: "returns:", rows: []row{{c.Return.String(), c.ReturnDoc}}}
+	secs = append(secs, out, ret, generalSection())
+	writeSections(&b, secs)
+	return b.String()
+}
+
+func generalSection() section {
+	return section{title: "general options:", rows: []row{
+		{"-h, --help", "show this help"},
+		{"    --keep-null", "print a null result as null instead of nothing"},
+	}}
+}
+
+// usageToken is how positional a appears in the usage line: brackets
+// around what may be left out, dots after what may repeat.
+func usageToken(a *manifest.Arg) string {
+	d := displayName(a)
+	if d == "" {
+		d = "<" + valueType(a).String() + ">"
+	}
+	switch {
+	case manyElem(a) != nil:
+		return "[" + d + "...]"
+	case a.Stdin || len(a.Default) > 0 || nullable(a.Type):
+		return "[" + d + "]"
+	}
+	return d
+}
+
+func positionalRow(a *manifest.Arg) row {
+	left := "<" + valueType(a).String() + ">"
+	if d := displayName(a); d != "" {
+		left = d + " " + left
+	}
+	var notes []string
+	switch {
+	case manyElem(a) != nil:
+		left += "..."
+		notes = append(notes, "zero or more")
+	case nullable(a.Type) && len(a.Default) == 0:
+		notes = append(notes, "optional")
+	}
+	if a.Stdin {
+		notes = append(notes, "read from standard input when omitted")
+	}
+	if len(a.Default) > 0 {
+		notes = append(notes, "default: "+compactJSON(a.Default))
+	}
+	return row{left, describe(a.Doc, notes)}
+}
+
+// optionRow describes an option or flag; t is its type (a record field's
+// defaults live on the record type, so the caller passes what applies).
+func optionRow(a *manifest.Arg, t *types.Type) row {
+	var notes []string
+	var left string
+	if a.Kind == manifest.Flag {
+		switch {
+		case a.Short == "" && a.Long == "":
+			left = optionNames(a.FalseShort, a.FalseLong)
+		case a.FalseShort == "" && a.FalseLong == "":
+			left = optionNames(a.Short, a.Long)
+		default:
+			left = optionNames(a.Short, a.Long) + " / " + strings.TrimLeft(optionNames(a.FalseShort, a.FalseLong), " ")
+		}
+		if v, ok, err := omitted(a); ok && err == nil {
+			notes = append(notes, fmt.Sprintf("default: %v", v))
+		}
+		return row{left, describe(a.Doc, notes)}
+	}
+	left = optionNames(a.Short, a.Long) + " " + placeholder(a, valueType(a))
+	switch {
+	case len(a.Default) > 0:
+		notes = append(notes, "default: "+compactJSON(a.Default))
+	case manyElem(a) != nil:
+	case nullable(t):
+		notes = append(notes, "optional")
+	default:
+		notes = append(notes, "required")
+	}
+	if manyElem(a) != nil {
+		notes = append(notes, "repeatable")
+	}
+	return row{left, describe(a.Doc, notes)}
+}
+
+// groupSection lists the options of an unrolled record, then its
+// whole-record option.
+func groupSection(a *manifest.Arg) section {
+	t := a.Type
+	title := t.Name + " options:"
+	if doc := firstLine(a.Doc); doc != "" {
+		title += " " + doc
+	} else if doc := firstLine(t.Doc); doc != "" {
+		title += " " + doc
+	}
+	s := section{title: title}
+	for _, f := range t.Fields {
+		var fa *manifest.Arg
+		for i := range a.Fields {
+			if a.Fields[i].Field == f.Name {
+				fa = &a.Fields[i]
+			}
+		}
+		if fa == nil || (fa.Short == "" && fa.Long == "" && fa.FalseShort == "" && fa.FalseLong == "") {
+			continue
+		}
+		shown := *fa
+		if len(shown.Default) == 0 {
+			shown.Default = f.Default
+		}
+		if len(shown.Doc) == 0 {
+			shown.Doc = f.Doc
+		}
+		s.rows = append(s.rows, optionRow(&shown, f.Type))
+	}
+	if a.Short != "" || a.Long != "" {
+		meta := a.Metavar
+		if meta == "" {
+			meta = "<" + t.Name + ">"
+		}
+		text := fmt.Sprintf("the whole %s record as JSON, or a file holding it", t.Name)
+		if len(s.rows) > 0 {
+			text += ";\nthe options above override its fields"
+		}
+		s.rows = append(s.rows, row{optionNames(a.Short, a.Long) + " " + meta, text})
+	}
+	return s
+}
+
+func (r *Runner) actionRow(a *manifest.Action) row {
+	fn := "a function"
+	if a.Body != nil && a.Body.Kind == manifest.Call && a.Body.Ref >= 0 && a.Body.Ref < len(r.M.Functions) {
+		fn = r.M.Functions[a.Body.Ref].Name
+	}
+	text := fmt.Sprintf("print %s of the result, as JSON", fn)
+	if a.Kind == "render" {
+		text = fmt.Sprintf("print %s of the result, as text", fn)
+	}
+	return row{optionNames(a.Short, a.Long), text}
+}
+
+// optionNames writes "-s, --long", "-s" or "    --long", so long names
+// line up whether or not they have a short one.
+func optionNames(short, long string) string {
+	switch {
+	case short != "" && long != "":
+		return "-" + short + ", --" + long
+	case short != "":
+		return "-" + short
+	}
+	return "    --" + long
+}
+
+// placeholder is what stands for an option's value in help: its metavar,
+// else its type.
+func placeholder(a *manifest.Arg, t *types.Type) string {
+	if a.Metavar != "" {
+		return a.Metavar
+	}
+	return "<" + t.String() + ">"
+}
+
+// describe joins doc lines and appends the notes in parentheses.
+func describe(doc []string, notes []string) string {
+	text := strings.Join(doc, "\n")
+	if len(notes) > 0 {
+		if text != "" {
+			text += " "
+		}
+		text += "(" + strings.Join(notes, ", ") + ")"
+	}
+	return text
+}
+
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func firstLine(doc []string) string {
+	if len(doc) == 0 {
+		return ""
+	}
+	return doc[0]
+}
+
+func writeDoc(b *strings.Builder, doc []string) {
+	if len(doc) > 0 {
+		b.WriteString("\n" + strings.Join(doc, "\n") + "\n")
+	}
+}
+
+// row is one entry of a help section: names on the left, text on the right.
+type row struct{ left, right string }
+
+type section struct {
+	title string
+	rows  []row
+}
+
+// maxLeft is the widest left column that keeps its text on the same line;
+// a wider entry puts its text on the next line, so one long option name
+// does not push every description to the right edge.
+const maxLeft = 30
+
+// writeSections writes the non-empty sections with their text aligned in
+// one column across all of them.
+func writeSections(b *strings.Builder, secs []section) {
+	width := 0
+	for _, s := range secs {
+		for _, r := range s.rows {
+			if w := utf8.RuneCountInString(r.left); w <= maxLeft && w > width {
+				width = w
+			}
+		}
+	}
+	indent := strings.Repeat(" ", width+4)
+	for _, s := range secs {
+		if len(s.rows) == 0 {
+			continue
+		}
+		b.WriteString("\n" + s.title + "\n")
+		for _, r := range s.rows {
+			left := "  " + r.left
+			if r.right == "" {
+				b.WriteString(left + "\n")
+				continue
+			}
+			if w := utf8.RuneCountInString(r.left); w > width {
+				b.WriteString(left + "\n" + indent)
+			} else {
+				b.WriteString(left + strings.Repeat(" ", width-w+2))
+			}
+			b.WriteString(strings.ReplaceAll(r.right, "\n", "\n"+indent) + "\n")
+		}
+	}
+}

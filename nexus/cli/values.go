@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// values builds the command's argument values from the positional tokens
+// and the options given, filling in defaults and reporting what is missing.
+func (p *commandParser) values(positional []string) ([]any, error) {
+	args := make([]any, len(p.c.Args))
+	missing, err := p.positionals(args, positional)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.c.Args {
+		a := &p.c.Args[i]
+		switch a.Kind {
+		case manifest.Positional:
+		case manifest.Option, manifest.Flag:
+			if o := p.options[i]; o.given != "" {
+				args[i] = o.value
+				continue
+			}
+			v, ok, err := omitted(a)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				missing = append(missing, "option "+optionLabel(a))
+			}
+			args[i] = v
+		case manifest.Group:
+			v, lacking, err := p.record(p.groups[i])
+			if err != nil {
+				return nil, err
+			}
+			args[i] = v
+			missing = append(missing, lacking...)
+		default:
+			return nil, fmt.Errorf("argument %d of %s has unknown kind %q", i+1, p.c.Name, a.Kind)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, p.usage("missing %s", strings.Join(missing, ", "))
+	}
+	return args, nil
+}
+
+// positionals sets the positional arguments in args from toks, in order.
+// It returns the positionals that are missing.
+func (p *commandParser) positionals(args []any, toks []string) ([]string, error) {
+	var idx []int // the positionals' indexes in c.Args
+	for i := range p.c.Args {
+		if p.c.Args[i].Kind == manifest.Positional {
+			idx = append(idx, i)
+		}
+	}
+	var missing []string
+	next := 0 // the first token not yet taken
+	for n, i := range idx {
+		a := &p.c.Args[i]
+		label := positionalLabel(a, n+1)
+		var v any
+		var ok bool
+		var err error
+		switch {
+		case manyElem(a) != nil:
+			// A variadic positional leaves one token to each
+			// positional after it.
+			take := max(0, len(toks)-next-(len(idx)-n-1))
+			v, ok, err = p.variadic(a, label, toks[next:next+take])
+			next += take
+		case next < len(toks):
+			v, err = p.positional(a, label, toks[next])
+			ok = true
+			next++
+		default:
+			v, ok, err = p.omittedPositional(a, label)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if !strings.HasPrefix(label, "argument ") {
+				label = "argument " + label
+			}
+			missing = append(missing, label)
+		}
+		args[i] = v
+	}
+	if next < len(toks) {
+		takes := "no positional arguments"
+		if len(idx) == 1 {
+			takes = "1 positional argument"
+		} else if len(idx) > 1 {
+			takes = fmt.Sprintf("%d positional arguments", len(idx))
+		}
+		return nil, p.usage("too many arguments: %s takes %s, got %d (unexpected %s)", p.c.Name, takes, len(toks), showToken(toks[next]))
+	}
+	return missing, nil
+}
+
+func (p *commandParser) positional(a *manifest.Arg, label, tok string) (any, error) {
+	if a.Stdin && tok == "-" {
+		return p.stdin(a, label)
+	}
+	v, err := readToken(a.Type, tok)
+	if err != nil {
+		return nil, p.usage("invalid value for %s: %v", label, err)
+	}
+	return v, nil
+}
+
+// variadic is the value of a variadic positional given toks.
+func (p *commandParser) variadic(a *manifest.Arg, label string, toks []string) (any, bool, error) {
+	if len(toks) == 0 && len(a.Default) > 0 {
+		return omitted(a)
+	}
+	out := []any{}
+	for _, tok := range toks {
+		vs, err := readMany(manyElem(a), a.Type, tok)
+		if err != nil {
+			return nil, false, p.usage("invalid value for %s: %v", label, err)
+		}
+		out = append(out, vs...)
+	}
+	return out, true, nil
+}
+
+// omittedPositional is the value of a positional with no token: read from
+// standard input, its default, or null when optional. ok is false when it
+// has none of these and is missing.
+func (p *commandParser) omittedPositional(a *manifest.Arg, label string) (any, bool, error) {
+	if a.Stdin {
+		v, err := p.stdin(a, label)
+		return v, err == nil, err
+	}
+	return omitted(a)
+}
+
+func (p *commandParser) stdin(a *manifest.Arg, label string) (any, error) {
+	v, err := readStdin(a.Type, p.r.stdin())
+	if err != nil {
+		return nil, p.usage("invalid value for %s: %v", label, err)
+	}
+	return v, nil
+}
+
+// omitted is the value of an argument or field that was not given: its
+// default, false for a flag (true for one with only a negation), an empty
+// list for a variadic one, null when optional. ok is false when it has
+// none of these and is missing.
+func omitted(a *manifest.Arg) (any, bool, error) {
+	switch {
+	case len(a.Default) > 0:
+		v, err := types.FromJSON(a.Type, a.Default)
+		if err != nil {
+			return nil, false, fmt.Errorf("default of %s: %w", optionLabel(a), err)
+		}
+		return v, true, nil
+	case a.Kind == manifest.Flag:
+		onlyNegation := a.Short == "" && a.Long == ""
+		return onlyNegation, true, nil
+	case manyElem(a) != nil:
+		return []any{}, true, nil
+	case nullable(a.Type):
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+// nullable reports whether null is a value of t, so an argument of type t
+// may be left out.
+func nullable(t *types.Type) bool {
+	return t.Kind == types.Optional || t.Kind == types.Unit
+}
+
+// record builds an unrolled record's value: each field from its own option
+// when given, else from the whole-record option, else from its default.
+// lacking names the fields that have none of these.
+func (p *commandParser) record(g *group) (any, []string, error) {
+	t := g.arg.Type
+	for _, k := range sortedKeys(g.whole) {
+		if t.Field(k) == nil {
+			return nil, nil, p.usage("invalid value for %s: record %s has no field %q", g.given, t.Name, k)
+		}
+	}
+	rec := make(map[string]any, len(t.Fields))
+	var lacking []string
+	for _, f := range t.Fields {
+		o := g.fields[f.Name]
+		if o != nil && o.given != "" {
+			rec[f.Name] = o.value
+			continue
+		}
+		if raw, ok := g.whole[f.Name]; ok {
+			v, err := types.FromJSONValue(f.Type, raw)
+			if err != nil {
+				return nil, nil, p.usage("invalid value for %s: field %s: %v", g.given, f.Name, err)
+			}
+			rec[f.Name] = v
+			continue
+		}
+		fa := fieldArg(o, f)
+		v, ok, err := omitted(fa)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			if o != nil && (o.arg.Short != "" || o.arg.Long != "") {
+				lacking = append(lacking, "option "+optionLabel(o.arg))
+			} else {
+				lacking = append(lacking, fmt.Sprintf("field %s of %s", f.Name, t.Name))
+			}
+			continue
+		}
+		rec[f.Name] = v
+	}
+	return rec, lacking, nil
+}
+
+// fieldArg is the argument describing field f: its option, with the
+// record type's default when the option has none.
+func fieldArg(o *option, f types.Field) *manifest.Arg {
+	if o == nil {
+		return &manifest.Arg{Kind: manifest.Option, Type: f.Type, Field: f.Name, Default: f.Default}
+	}
+	if len(o.arg.Default) == 0 && len(f.Default) > 0 {
+		a := *o.arg
+		a.Default = f.Default
+		return &a
+	}
+	return o.arg
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
