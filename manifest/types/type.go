@@ -8,6 +8,7 @@
 package types
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -54,7 +55,7 @@ type Field struct {
 	Type *Type    `json:"type"`
 	Doc  []string `json:"doc,omitempty"`
 	// Default is the field's default as JSON, or empty when it has none.
-	Default []byte `json:"default,omitempty"`
+	Default json.RawMessage `json:"default,omitempty"`
 }
 
 // Pair is one entry of a Map value.

@@ -1,0 +1,379 @@
+package codegen
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// library is the part of the test programs after the module header:
+// sources, signatures and records, and nothing exported by itself.
+const library = `
+source Py from "chem.py" ("molecular_weight" as weightPy, "describe_config", "upper", "lines", "count", "shout")
+source Cpp from "stats.hpp" ("summarize", "scale", "show")
+source Go from "mathx.go" ("Clamp" as clamp, "Double" as double)
+
+weightPy        :: Str -> Real
+describe_config :: Settings -> Str
+upper           :: Str -> Str
+lines           :: [Real] -> Str
+count           :: [Int] -> Int
+shout           :: Str -> Int -> Str
+summarize       :: [Real] -> Summary
+scale           :: Real -> [Real] -> [Real]
+show            :: Summary -> Str
+clamp           :: Real -> Real -> Real -> Real
+double          :: Int -> Int
+
+--' Options.
+--' unroll: true
+--' arg: --config
+record Settings where
+  --' Output precision
+  --' arg: -p
+  --' default: 3
+  precision :: Int
+  --' Include hydrogens
+  --' true: -H/--hydrogens
+  hydrogens :: Bool
+  --' Where to write
+  --' metavar: DIR
+  --' default: "/tmp"
+  tmp_dir :: Str
+  note :: ?Str
+
+record Py => Settings = "dict"
+
+record Summary where
+  mean :: Real
+  sd   :: Real
+
+record Cpp => Summary = "summary_t"
+`
+
+// program is a test program exporting exports, with the library and then
+// the given text.
+func program(exports, text string) string {
+	return "module m (" + exports + ")\n" + library + "\n" + text
+}
+
+func TestArguments(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"positional", "f :: Str -> Str\nf s = upper s", []string{"positional type=Str"}},
+		{"positional name and doc", "f ::\n  --' The text\n  --' to shout.\n  --' name: text\n  Str ->\n  Str\nf s = upper s",
+			[]string{`positional name=text type=Str doc="The text|to shout."`}},
+		{"at spelling", "f ::\n  --' @name text\n  --' @metavar TEXT\n  Str ->\n  Str\nf s = upper s",
+			[]string{"positional name=text metavar=TEXT type=Str"}},
+		{"long option with default", "f ::\n  Str ->\n  --' arg: --times\n  --' default: 2\n  Int ->\n  Str\nf s n = shout s n",
+			[]string{"positional type=Str", "option name=times long=times default=2 type=Int"}},
+		{"short option, required", "f ::\n  Str ->\n  --' arg: -n\n  Int ->\n  Str\nf s n = shout s n",
+			[]string{"positional type=Str", "option name=n short=n type=Int"}},
+		{"both option names, Int default for a Real", "f ::\n  --' arg: -f/--factor\n  --' default: 1\n  Real ->\n  [Real] ->\n  [Real]\nf = scale",
+			[]string{"option name=factor short=f long=factor default=1.0 type=Real", "positional type=[Real]"}},
+		{"optional option without default", "f ::\n  --' arg: --limit\n  ?Int ->\n  Int\nf _ = 1",
+			[]string{"option name=limit long=limit type=?Int"}},
+		{"flag with true only", "f ::\n  --' true: --loud\n  Bool ->\n  Int\nf _ = 1",
+			[]string{"flag name=loud long=loud default=false type=Bool"}},
+		{"flag with false only", "f ::\n  --' false: -q/--quiet\n  Bool ->\n  Int\nf _ = 1",
+			[]string{"flag name=quiet falseShort=q falseLong=quiet default=true type=Bool"}},
+		{"flag with both and a default", "f ::\n  --' true: -l/--loud\n  --' false: --soft\n  --' default: true\n  Bool ->\n  Int\nf _ = 1",
+			[]string{"flag name=loud short=l long=loud falseLong=soft default=true type=Bool"}},
+		{"flag with short name only", "f ::\n  --' @true -v\n  Bool ->\n  Int\nf _ = 1",
+			[]string{"flag name=v short=v default=false type=Bool"}},
+		{"many on an option", "f ::\n  --' arg: -x\n  --' many: true\n  [Int] ->\n  Int\nf xs = count xs",
+			[]string{"option name=x short=x type=[Int] many"}},
+		{"many on the last positional", "f ::\n  --' arg: --by\n  --' default: 2.0\n  Real ->\n  --' @many\n  [Real] ->\n  [Real]\nf = scale",
+			[]string{"option name=by long=by default=2.0 type=Real", "positional type=[Real] many"}},
+		{"many: false does nothing", "f ::\n  --' many: false\n  [Int] ->\n  Int\nf = count",
+			[]string{"positional type=[Int]"}},
+		{"stdin on the last positional", "f ::\n  Int ->\n  --' stdin: true\n  Str ->\n  Str\nf n s = shout s n",
+			[]string{"positional type=Int", "positional type=Str stdin"}},
+		{"record passed as JSON positional", "f :: Summary -> Str\nf = show",
+			[]string{"positional type=Summary"}},
+		{"record passed as JSON option", "f ::\n  --' arg: --summary\n  Summary ->\n  Str\nf = show",
+			[]string{"option name=summary long=summary type=Summary"}},
+		{"unrolled record", "f :: Settings -> Str\nf = describe_config",
+			[]string{`group name=settings long=config type=Settings doc="Options." {` +
+				`option name=precision short=p long=precision default=3 field=precision type=Int doc="Output precision"; ` +
+				`flag name=hydrogens short=H long=hydrogens default=false field=hydrogens type=Bool doc="Include hydrogens"; ` +
+				`option name=tmp_dir long=tmp-dir default="/tmp" metavar=DIR field=tmp_dir type=Str doc="Where to write"; ` +
+				`option name=note long=note field=note type=?Str}`}},
+		{"unrolled record with its own option and doc", "f ::\n  --' The settings\n  --' arg: -s/--settings\n  Settings ->\n  Str\nf = describe_config",
+			[]string{`group name=settings short=s long=settings type=Settings doc="The settings" {` +
+				`option name=precision short=p long=precision default=3 field=precision type=Int doc="Output precision"; ` +
+				`flag name=hydrogens short=H long=hydrogens default=false field=hydrogens type=Bool doc="Include hydrogens"; ` +
+				`option name=tmp_dir long=tmp-dir default="/tmp" metavar=DIR field=tmp_dir type=Str doc="Where to write"; ` +
+				`option name=note long=note field=note type=?Str}`}},
+		{"every type", "f :: Int -> Real -> Str -> Bool -> () -> [Int] -> ?Str -> Map Str Int -> (Int, Str) -> Summary -> Int\nf _ _ _ _ _ _ _ _ _ _ = 1",
+			[]string{"positional type=Int", "positional type=Real", "positional type=Str", "positional type=Bool", "positional type=()",
+				"positional type=[Int]", "positional type=?Str", "positional type=Map Str Int", "positional type=(Int, Str)", "positional type=Summary"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := compileOK(t, program("f", tt.text))
+			c := p.Manifest.Commands[0]
+			var got []string
+			for _, a := range c.Args {
+				got = append(got, argString(a))
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("args\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBodies(t *testing.T) {
+	tests := []struct {
+		name, text, want, ret string
+	}{
+		{"call", "f :: Str -> Str\nf s = upper s", "upper($0)", "Str"},
+		{"nested calls across languages", "f :: Str -> Real\nf s = clamp 0 100 (weightPy s)", "clamp(0.0, 100.0, weightPy($0))", "Real"},
+		{"eta-reduced", "f :: Real -> [Real] -> [Real]\nf = scale", "scale($0, $1)", "[Real]"},
+		{"partly eta-reduced", "f :: Real -> Real -> Real -> Real\nf lo = clamp lo", "clamp($0, $1, $2)", "Real"},
+		{"composition", "f :: [Real] -> Real\nf = .mean . summarize", ".mean(summarize($0))", "Real"},
+		{"composition with partial application", "f :: [Real] -> Str\nf = lines . scale 2 . scale 3", "lines(scale(2.0, scale(3.0, $0)))", "Str"},
+		{"composition applied", "f :: Str -> Str\nf s = (upper . upper) s", "upper(upper($0))", "Str"},
+		{"field access", "f :: [Real] -> Real\nf xs = .sd (summarize xs)", ".sd(summarize($0))", "Real"},
+		{"inlined helper without signature", "twice x = scale 2.0 x\nf :: [Real] -> [Real]\nf xs = twice (twice xs)", "scale(2.0, scale(2.0, $0))", "[Real]"},
+		{"Int literal read as Real through a helper", "half x = scale 0.5 [x]\nf :: Str -> [Real]\nf _ = half 3", "scale(0.5, [3.0])", "[Real]"},
+		{"helper with signature", "g :: Real -> Real\ng x = clamp 0 1 x\nf :: Real -> Real\nf x = g (g x)", "clamp(0.0, 1.0, clamp(0.0, 1.0, $0))", "Real"},
+		{"helper chain", "a x = upper x\nb x = a (a x)\nf :: Str -> Str\nf = b", "upper(upper($0))", "Str"},
+		{"function passed to a helper", "app g x = g x\nf :: Str -> Real\nf s = app weightPy s", "weightPy($0)", "Real"},
+		{"ignored parameter", "f :: Int -> Str -> Str\nf _ s = upper s", "upper($1)", "Str"},
+		{"list with a variable", "f :: Real -> [Real]\nf x = scale 1 [x, 2]", "scale(1.0, list[$0, 2.0])", "[Real]"},
+		{"record literal with defaults", "f :: Str\nf = describe_config {precision = 2}", `describe_config({"precision":2,"hydrogens":false,"tmp_dir":"/tmp","note":null})`, "Str"},
+		{"record literal with a computed field", "f :: Int -> Str\nf n = describe_config {precision = double n, note = \"x\", hydrogens = true}",
+			`describe_config(record{precision=double($0), hydrogens=true, tmp_dir="/tmp", note="x"})`, "Str"},
+		{"record literal inferred", "f :: Str\nf = show {mean = 1, sd = 2}", `show({"mean":1.0,"sd":2.0})`, "Str"},
+		{"pure literal", "f :: Int\nf = 42", "42", "Int"},
+		{"pure negative real", "f :: Real\nf = -1.5", "-1.5", "Real"},
+		{"pure string with escapes", "f :: Str\nf = \"a\\\"b\\n\\u00e9\"", `"a\"b\né"`, "Str"},
+		{"pure bool", "f :: Bool\nf = true", "true", "Bool"},
+		{"pure unit", "f :: ()\nf = ()", "null", "()"},
+		{"pure tuple", "f :: (Int, Str, [Real])\nf = (1, \"a\", [1, 2.5])", `[1,"a",[1.0,2.5]]`, "(Int, Str, [Real])"},
+		{"pure tuple with a variable", "f :: Int -> (Int, Int)\nf x = (x, 2)", "tuple($0, 2)", "(Int, Int)"},
+		{"pure optional", "f :: ?Int\nf = 3", "3", "?Int"},
+		{"T where ?T is expected", "f :: Int -> ?Int\nf x = x", "$0", "?Int"},
+		{"pure identity", "f :: Str -> Str\nf x = x", "$0", "Str"},
+		{"pure empty list", "f :: [Int]\nf = []", "[]", "[Int]"},
+		{"throw", "f :: Int -> Str\nf _ = @throw \"not yet\"", `throw("not yet")`, "Str"},
+		{"throw as an argument", "f :: Str -> Real\nf s = clamp 0 (@throw \"no\") (weightPy s)", `clamp(0.0, throw("no"), weightPy($0))`, "Real"},
+		{"zero-argument helper", "limit = 10\nf :: Real -> Real\nf x = clamp 0 limit x", "clamp(0.0, 10.0, $0)", "Real"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := compileOK(t, program("f", tt.text))
+			c := p.Manifest.Commands[0]
+			if got := exprString(p.Manifest, c.Body); got != tt.want {
+				t.Errorf("body %s, want %s", got, tt.want)
+			}
+			if tt.ret != "" && c.Return.String() != tt.ret {
+				t.Errorf("return %s, want %s", c.Return, tt.ret)
+			}
+			if !types.Equal(c.Body.Type, c.Return) && !(c.Return.Kind == types.Optional && types.Equal(c.Body.Type, c.Return.Elem)) {
+				t.Errorf("body type %s, return %s", c.Body.Type, c.Return)
+			}
+		})
+	}
+}
+
+func TestSourcedFunctionAsCommand(t *testing.T) {
+	p := compileOK(t, program("shout, clamp", ""))
+	m := p.Manifest
+	if len(m.Commands) != 2 || exprString(m, m.Commands[0].Body) != "shout($0, $1)" || exprString(m, m.Commands[1].Body) != "clamp($0, $1, $2)" {
+		t.Fatalf("commands %+v", m.Commands)
+	}
+	// Only the functions the commands call are listed, renumbered.
+	if len(m.Functions) != 2 || m.Functions[0].Name != "shout" || m.Functions[0].ID != 0 || m.Functions[1].Name != "clamp" || m.Functions[1].ID != 1 {
+		t.Errorf("functions %+v", m.Functions)
+	}
+	if len(m.Pools) != 2 || m.Pools[0].Lang != manifest.Python || m.Pools[1].Lang != manifest.Go {
+		t.Errorf("pools %+v", m.Pools)
+	}
+	if filepath.Base(p.Sources[0]) != "chem.py" || filepath.Base(p.Sources[1]) != "mathx.go" || len(p.Sources) != 2 {
+		t.Errorf("sources %v", p.Sources)
+	}
+}
+
+func TestPureProgramNeedsNoPool(t *testing.T) {
+	p := compileOK(t, program("f, g", "f :: Int\nf = 1\ng :: Str -> Str\ng x = x"))
+	if len(p.Manifest.Pools) != 0 || len(p.Manifest.Functions) != 0 {
+		t.Errorf("pools %v functions %v", p.Manifest.Pools, p.Manifest.Functions)
+	}
+}
+
+func TestStarExportsInSourceOrder(t *testing.T) {
+	p := compileOK(t, `module m (*)
+source Py from "chem.py" ("upper", "count")
+source Go from "mathx.go" ("Double" as double)
+count :: [Int] -> Int
+b :: Int
+b = 1
+upper :: Str -> Str
+helper x = upper x
+a :: Str -> Str
+a = helper
+double :: Int -> Int
+`)
+	var names []string
+	for _, c := range p.Manifest.Commands {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, " ") != "upper count double b a" {
+		t.Errorf("commands %v", names)
+	}
+}
+
+func TestCommandDocAndRename(t *testing.T) {
+	p := compileOK(t, program("f", `--' Shout a text.
+--'
+--' Loudly.
+--' name: shout-it
+--' return: the text, louder
+f ::
+  Str ->
+  Str
+f = upper`))
+	c := p.Manifest.Commands[0]
+	if c.Name != "shout-it" || !reflect.DeepEqual(c.Doc, []string{"Shout a text.", "", "Loudly."}) || c.ReturnDoc != "the text, louder" {
+		t.Errorf("command %q doc %q return %q", c.Name, c.Doc, c.ReturnDoc)
+	}
+	p = compileOK(t, program("f", "f ::\n  Str ->\n  --' the louder text\n  Str\nf = upper"))
+	if rd := p.Manifest.Commands[0].ReturnDoc; rd != "the louder text" {
+		t.Errorf("return doc from the return type: %q", rd)
+	}
+	p = compileOK(t, program("f", "--' from the definition\nf = upper\n--' sig doc wins\nf :: Str -> Str"))
+	if d := p.Manifest.Commands[0].Doc; !reflect.DeepEqual(d, []string{"sig doc wins"}) {
+		t.Errorf("doc %q", d)
+	}
+	p = compileOK(t, program("f", "f :: Str -> Str\n--' from the definition\nf = upper"))
+	if d := p.Manifest.Commands[0].Doc; !reflect.DeepEqual(d, []string{"from the definition"}) {
+		t.Errorf("doc %q", d)
+	}
+}
+
+func TestOutputActions(t *testing.T) {
+	p := compileOK(t, program("f", `--' Summary of numbers
+--' with: -m/--mean=.mean
+--' render: -r/--raw=show
+--' @render --shout=upper . show
+f :: [Real] -> Summary
+f = summarize`))
+	m := p.Manifest
+	c := m.Commands[0]
+	var got []string
+	for _, a := range c.Actions {
+		got = append(got, a.Kind+" "+a.Short+"/"+a.Long+" "+exprString(m, a.Body)+" : "+a.Return.String())
+	}
+	want := []string{
+		"with m/mean .mean($0) : Real",
+		"render r/raw show($0) : Str",
+		"render /shout upper(show($0)) : Str",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("actions\n got %q\nwant %q", got, want)
+	}
+	if pools := m.PoolsFor(&c); !reflect.DeepEqual(pools, []string{"cpp", "py"}) {
+		t.Errorf("pools for the command with its actions: %v", pools)
+	}
+	if !reflect.DeepEqual(c.Doc, []string{"Summary of numbers"}) {
+		t.Errorf("doc %q", c.Doc)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	path := writeProgram(t, program("f", `--' Shout.
+--' frobnicate: yes
+--' arg: --x
+f ::
+  --' @colour red
+  --' return: nothing
+  Str ->
+  Str
+f = upper
+--' dangling`))
+	p, err := Compile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.Count(program("f", ""), "\n") + 1
+	want := []string{
+		pos(base+1, 5) + "warning: unknown directive 'frobnicate'; kept as description text",
+		pos(base+2, 5) + "warning: directive 'arg' has no effect on a command; put it above the argument's type in a multi-line signature",
+		pos(base+4, 7) + "warning: unknown directive 'colour'; kept as description text",
+		pos(base+5, 7) + "warning: directive 'return' has no effect on an argument; ignored",
+		pos(base+9, 1) + "warning: docstring at the end of the file is not attached to anything; ignored",
+	}
+	for i := range want {
+		want[i] = path + ":" + want[i]
+	}
+	if !reflect.DeepEqual(p.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", p.Warnings, want)
+	}
+	c := p.Manifest.Commands[0]
+	if !reflect.DeepEqual(c.Doc, []string{"Shout.", "frobnicate: yes"}) || !reflect.DeepEqual(c.Args[0].Doc, []string{"@colour red"}) {
+		t.Errorf("unknown directives stay description: %q %q", c.Doc, c.Args[0].Doc)
+	}
+}
+
+// pos writes "line:col: ".
+func pos(line, col int) string { return fmt.Sprintf("%d:%d: ", line, col) }
+
+func TestCompileMissingFile(t *testing.T) {
+	_, err := Compile(filepath.Join(t.TempDir(), "nope.loc"))
+	list, ok := err.(ErrorList)
+	if !ok || len(list) != 1 || !strings.HasSuffix(list[0].Error(), "nope.loc:1:1: cannot read the program: no such file or directory") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestCompileRelativePath(t *testing.T) {
+	path := writeProgram(t, program("f", "f :: Str -> Str\nf = upper"))
+	t.Chdir(filepath.Dir(path))
+	p, err := Compile("main.loc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(p.Sources[0]) || filepath.Base(p.Sources[0]) != "chem.py" {
+		t.Errorf("sources %v", p.Sources)
+	}
+	if _, err := os.Stat(p.Sources[0]); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCppSourceBesideHeader checks that a function defined only in the
+// .cpp beside a header is found.
+func TestCppSourceBesideHeader(t *testing.T) {
+	path := writeProgram(t, "module m (triple)\nsource Cpp from \"lib/extra.hpp\" (\"triple\")\ntriple :: Real -> Real\n")
+	lib := filepath.Join(filepath.Dir(path), "lib")
+	if err := os.Mkdir(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "extra.hpp"), []byte("#pragma once\n// nothing here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compile(path); err == nil || !strings.Contains(err.Error(), `"triple" is not defined in lib/extra.hpp`) {
+		t.Fatalf("without the .cpp: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "extra.cpp"), []byte("double triple(double x) { return 3 * x; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Sources[0]; got != filepath.Join(lib, "extra.hpp") {
+		t.Errorf("source %s", got)
+	}
+}

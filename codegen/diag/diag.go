@@ -1,0 +1,122 @@
+// Package diag holds the build diagnostics of the `.loc` front end: source
+// positions, the one-line errors a build reports ("file:line:col: message"),
+// and the Sink that collects errors and warnings while a program is parsed
+// and checked, so a build can report several problems at once.
+package diag
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a `.loc` file: 1-based line and column, the column
+// counted in characters (runes). The zero Pos means "no position".
+type Pos struct {
+	Line, Col int
+}
+
+// IsValid reports whether p names a place in a file.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// Error is one build error.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+// Error returns "file:line:col: message".
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// ErrorList is every error of a failed build, sorted by position.
+type ErrorList []*Error
+
+// Error returns the errors one a line.
+func (l ErrorList) Error() string {
+	lines := make([]string, len(l))
+	for i, e := range l {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sink collects the errors and warnings of one file. The zero Sink is ready
+// to use but names no file; set File first.
+type Sink struct {
+	File     string
+	errs     ErrorList
+	warnings []warning
+	seen     map[string]bool
+}
+
+type warning struct {
+	pos  Pos
+	text string
+}
+
+// Errorf records an error at pos. The same message at the same place is
+// recorded once, since a definition inlined twice would report it twice.
+func (s *Sink) Errorf(pos Pos, format string, args ...any) {
+	e := &Error{File: s.File, Line: pos.Line, Col: pos.Col, Msg: fmt.Sprintf(format, args...)}
+	key := e.Error()
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	if s.seen[key] {
+		return
+	}
+	s.seen[key] = true
+	s.errs = append(s.errs, e)
+}
+
+// Warnf records a warning at pos.
+func (s *Sink) Warnf(pos Pos, format string, args ...any) {
+	text := fmt.Sprintf("%s:%d:%d: warning: %s", s.File, pos.Line, pos.Col, fmt.Sprintf(format, args...))
+	for _, w := range s.warnings {
+		if w.text == text {
+			return
+		}
+	}
+	s.warnings = append(s.warnings, warning{pos, text})
+}
+
+// HasErrors reports whether any error was recorded.
+func (s *Sink) HasErrors() bool { return len(s.errs) > 0 }
+
+// Errors returns the recorded errors sorted by position, or nil when there
+// are none. The result is an error only when it is not empty, so callers
+// write `if errs := s.Errors(); errs != nil { return errs }`.
+func (s *Sink) Errors() ErrorList {
+	if len(s.errs) == 0 {
+		return nil
+	}
+	out := append(ErrorList(nil), s.errs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Col < out[j].Col
+	})
+	return out
+}
+
+// Warnings returns the recorded warnings, formatted, sorted by position.
+func (s *Sink) Warnings() []string {
+	ws := append([]warning(nil), s.warnings...)
+	sort.SliceStable(ws, func(i, j int) bool {
+		if ws[i].pos.Line != ws[j].pos.Line {
+			return ws[i].pos.Line < ws[j].pos.Line
+		}
+		return ws[i].pos.Col < ws[j].pos.Col
+	})
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.text
+	}
+	return out
+}

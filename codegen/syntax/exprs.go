@@ -1,0 +1,173 @@
+package syntax
+
+import (
+	"strconv"
+)
+
+func (p *parser) def(doc Doc) *Def {
+	d := &Def{Doc: doc}
+	d.Name = p.name("a name")
+	d.Pos = d.Name.Pos
+	for !p.failed && p.peek().kind != tokEquals {
+		t := p.peek()
+		switch {
+		case t.kind == tokUnderscore:
+			p.next()
+			d.Params = append(d.Params, Name{Pos: t.Pos, Name: "_"})
+		case t.kind == tokIdent && !keywords[t.Text]:
+			p.next()
+			d.Params = append(d.Params, Name{Pos: t.Pos, Name: t.Text})
+		default:
+			p.errorf(t.Pos, "expected a parameter name, '=' or '::' after '%s', got %s", d.Name.Name, t.describe())
+		}
+	}
+	p.expect(tokEquals, "'='")
+	d.Body = p.expr()
+	if p.failed {
+		return nil
+	}
+	return d
+}
+
+// expr parses composition, the loosest form: f . g . h.
+func (p *parser) expr() Expr {
+	first := p.app()
+	if p.peek().kind != tokDot {
+		return first
+	}
+	c := &Compose{Pos: p.peek().Pos, Funcs: []Expr{first}}
+	for !p.failed && p.peek().kind == tokDot {
+		p.next()
+		c.Funcs = append(c.Funcs, p.app())
+	}
+	return c
+}
+
+// app parses an application: an atom followed by its arguments.
+func (p *parser) app() Expr {
+	head := p.atom()
+	var args []Expr
+	for !p.failed && p.startsAtom(p.peek()) {
+		args = append(args, p.atom())
+	}
+	if len(args) == 0 {
+		return head
+	}
+	return &App{Pos: head.ExprPos(), Fun: head, Args: args}
+}
+
+func (p *parser) startsAtom(t token) bool {
+	switch t.kind {
+	case tokInt, tokReal, tokString, tokLParen, tokLBracket, tokLBrace, tokGetter, tokAt:
+		return true
+	case tokIdent:
+		return !keywords[t.Text]
+	}
+	return false
+}
+
+func (p *parser) atom() Expr {
+	t := p.peek()
+	switch t.kind {
+	case tokIdent:
+		if keywords[t.Text] {
+			break
+		}
+		p.next()
+		switch t.Text {
+		case "true", "True":
+			return &BoolLit{Pos: t.Pos, Value: true}
+		case "false", "False":
+			return &BoolLit{Pos: t.Pos, Value: false}
+		}
+		return &Var{Pos: t.Pos, Name: t.Text}
+	case tokInt:
+		p.next()
+		v, err := strconv.ParseInt(t.Text, 10, 64)
+		if err != nil {
+			p.errorf(t.Pos, "integer %s does not fit in 64 bits", t.Text)
+		}
+		return &IntLit{Pos: t.Pos, Value: v}
+	case tokReal:
+		p.next()
+		v, err := strconv.ParseFloat(t.Text, 64)
+		if err != nil {
+			p.errorf(t.Pos, "number %s is out of range", t.Text)
+		}
+		return &RealLit{Pos: t.Pos, Value: v}
+	case tokString:
+		p.next()
+		return &StrLit{Pos: t.Pos, Value: t.Text}
+	case tokGetter:
+		p.next()
+		return &Getter{Pos: t.Pos, Field: t.Text}
+	case tokAt:
+		p.next()
+		if t.Text != "throw" {
+			p.errorf(t.Pos, "unknown '@%s'; the only @-form in an expression is @throw", t.Text)
+			return &UnitLit{Pos: t.Pos}
+		}
+		if !p.startsAtom(p.peek()) {
+			p.errorf(p.peek().Pos, "expected a message after @throw, got %s", p.peek().describe())
+		}
+		return &Throw{Pos: t.Pos, Message: p.atom()}
+	case tokLParen:
+		return p.parenExpr()
+	case tokLBracket:
+		p.next()
+		l := &ListLit{Pos: t.Pos}
+		if p.peek().kind != tokRBracket {
+			l.Elems = p.exprList()
+		}
+		p.expect(tokRBracket, "',' or ']' in the list")
+		return l
+	case tokLBrace:
+		return p.recordLit()
+	case tokUnderscore:
+		p.errorf(t.Pos, "'_' can only stand for an ignored parameter, not in an expression")
+		return &UnitLit{Pos: t.Pos}
+	}
+	p.errorf(t.Pos, "expected an expression, got %s", t.describe())
+	return &UnitLit{Pos: t.Pos}
+}
+
+func (p *parser) exprList() []Expr {
+	es := []Expr{p.expr()}
+	for !p.failed && p.peek().kind == tokComma {
+		p.next()
+		es = append(es, p.expr())
+	}
+	return es
+}
+
+func (p *parser) parenExpr() Expr {
+	open := p.next()
+	if p.peek().kind == tokRParen {
+		p.next()
+		return &UnitLit{Pos: open.Pos}
+	}
+	es := p.exprList()
+	p.expect(tokRParen, "',' or ')'")
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &TupleLit{Pos: open.Pos, Items: es}
+}
+
+func (p *parser) recordLit() Expr {
+	open := p.next()
+	r := &RecordLit{Pos: open.Pos}
+	for !p.failed && p.peek().kind != tokRBrace {
+		var f FieldInit
+		f.Name = p.name("a field name in the record")
+		p.expect(tokEquals, "'=' after the field name")
+		f.Value = p.expr()
+		r.Fields = append(r.Fields, f)
+		if p.peek().kind != tokComma {
+			break
+		}
+		p.next()
+	}
+	p.expect(tokRBrace, "',' or '}' in the record")
+	return r
+}
