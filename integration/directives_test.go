@@ -311,10 +311,10 @@ func TestDirectives(t *testing.T) {
 		if stderr := p.fails(2, "flgas", "x"); !strings.Contains(stderr, "flags") {
 			t.Errorf("unknown command should suggest flags: %q", stderr)
 		}
-		p.fails(2, "flags")                    // missing positional
-		p.fails(2, "flags", "a", "b")          // too many
-		p.fails(2, "opts", "--label")          // option without its value
-		p.fails(2, "flags", "bob", "--nope")   // unknown flag
+		p.fails(2, "flags")                      // missing positional
+		p.fails(2, "flags", "a", "b")            // too many
+		p.fails(2, "opts", "--label")            // option without its value
+		p.fails(2, "flags", "bob", "--nope")     // unknown flag
 		p.fails(2, "unrolled", "--threads", "x") // malformed field
 	})
 }

@@ -2,6 +2,7 @@ package python
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +56,12 @@ nexus_pool.run(
 	for _, f := range []string{"__init__.py", "wire.py", "convert.py", "plugin.py", "service.py", "load.py"} {
 		if _, err := os.Stat(filepath.Join(build, "pools", "py", "nexus_pool", f)); err != nil {
 			t.Errorf("runtime file missing: %v", err)
+		}
+	}
+	if _, err := exec.LookPath(Interpreter); err == nil {
+		compiled, _ := filepath.Glob(filepath.Join(build, "pools", "py", "nexus_pool", "__pycache__", "*.pyc"))
+		if len(compiled) != 6 {
+			t.Errorf("runtime not precompiled: %v", compiled)
 		}
 	}
 }

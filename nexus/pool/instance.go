@@ -1,0 +1,295 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/proto"
+)
+
+// Handshake is what a pool and the nexus agree on before talking: go-plugin
+// protocol version 1 (the handshake line is `1|1|unix|<socket>|grpc`) and a
+// magic cookie, which only keeps pools from running when started by hand.
+// The Python runtime (pools/python/nexus_pool/plugin.py) holds the same
+// values.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  1,
+	MagicCookieKey:   "NEXUS_POOL_COOKIE",
+	MagicCookieValue: "9b1d4c1e-nexus-pool",
+}
+
+// pluginName is the one plugin a pool serves, in go-plugin's terms.
+const pluginName = "pool"
+
+const (
+	// shutdownGrace is how long Close lets a pool take to answer Shutdown
+	// and exit before it kills the pool's process group. Pools answer at
+	// once and exit a few milliseconds later.
+	shutdownGrace = 500 * time.Millisecond
+	// exitNotice is how long a call that lost its connection waits to
+	// learn whether the pool died, and how long a failed start waits for
+	// the pool's exit. Exits follow within milliseconds.
+	exitNotice = 2 * time.Second
+	// drainWait is how long stopping waits for the pool's output to be
+	// read to its end, for output of processes that escaped the pool's
+	// process group and keep its pipes open.
+	drainWait = 250 * time.Millisecond
+)
+
+// instance is one run of a pool: its process, go-plugin client and gRPC
+// connection.
+type instance struct {
+	sp     *supervised
+	client *plugin.Client
+	sink   *stderrSink
+
+	// mu guards process against a concurrent stop, and conn and pool,
+	// which start sets.
+	mu       sync.Mutex
+	process  *process
+	conn     *grpc.ClientConn
+	pool     proto.PoolClient
+	stopping atomic.Bool // stop has begun
+	// ended is set when stop finds the pool alive: its end is then ours,
+	// not a death.
+	ended atomic.Bool
+
+	deathNoted bool // guarded by sp.mu
+
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when stop begins
+}
+
+func newInstance(sp *supervised) *instance {
+	inst := &instance{
+		sp:      sp,
+		sink:    newStderrSink(sp.sup.stderr),
+		stopped: make(chan struct{}),
+	}
+	inst.client = plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  Handshake,
+		Plugins:          plugin.PluginSet{pluginName: grpcPlugin{}},
+		RunnerFunc:       inst.newProcess,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         false,
+		// The socket goes in a folder go-plugin makes inside the
+		// supervisor's private folder and removes when the pool stops.
+		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: sp.sup.dir},
+		StartTimeout:     sp.sup.opts.StartTimeout,
+		Stderr:           inst.sink,
+		Logger:           quietLogger,
+		// A value is one message, and a list of a million floats is
+		// already 9 MB, past gRPC's default limit of 4 MB.
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(math.MaxInt32),
+			grpc.MaxCallSendMsgSize(math.MaxInt32),
+		)},
+	})
+	return inst
+}
+
+// quietLogger keeps go-plugin from logging: what went wrong reaches the
+// caller as errors, and the pools' stderr is copied as it is.
+var quietLogger = hclog.New(&hclog.LoggerOptions{Level: hclog.Off, Output: discard{}})
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// newProcess is go-plugin's RunnerFunc: a fresh process for each start,
+// with the environment go-plugin prepared in cmd (cookie, protocol
+// versions, socket folder).
+func (inst *instance) newProcess(_ hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	if inst.stopping.Load() {
+		return nil, ErrClosed
+	}
+	inst.process = newProcess(inst.sp.name()+" pool", inst.sp.argv, cmd.Env)
+	return inst.process, nil
+}
+
+func (inst *instance) proc() *process {
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	return inst.process
+}
+
+// start launches the pool and waits for its handshake.
+func (inst *instance) start() error {
+	rpc, err := inst.client.Client()
+	if err != nil {
+		return inst.startError(err)
+	}
+	raw, err := rpc.Dispense(pluginName)
+	if err != nil {
+		return fmt.Errorf("start %s pool: %w", inst.sp.name(), err)
+	}
+	grpcClient, ok := rpc.(*plugin.GRPCClient)
+	if !ok {
+		return fmt.Errorf("start %s pool: it does not speak gRPC", inst.sp.name())
+	}
+	inst.mu.Lock()
+	inst.conn = grpcClient.Conn
+	inst.pool = raw.(proto.PoolClient)
+	inst.mu.Unlock()
+	inst.sink.started()
+	return nil
+}
+
+// startError explains why the pool did not start, with what it printed.
+func (inst *instance) startError(err error) error {
+	prefix := fmt.Sprintf("start %s pool (%s)", inst.sp.name(), strings.Join(inst.sp.argv, " "))
+	p := inst.proc()
+	if p == nil || p.pid == 0 || errors.Is(err, ErrClosed) {
+		return fmt.Errorf("%s: %w", prefix, err)
+	}
+	// go-plugin has killed the pool if it was still running; wait for the
+	// exit and for the last of its output.
+	exited := waitFor(p.done, exitNotice)
+	waitFor(p.drained, drainWait)
+	output := strings.TrimRight(inst.sink.heldText(), "\n")
+
+	msg := err.Error()
+	printed := strings.TrimSpace(strings.TrimPrefix(firstLine(msg), unrecognized))
+	var reason string
+	switch {
+	case strings.Contains(msg, "timeout while waiting for plugin to start"):
+		reason = fmt.Sprintf("it did not answer within %s", inst.sp.sup.opts.StartTimeout)
+	case strings.HasPrefix(msg, unrecognized) && printed != "":
+		reason = fmt.Sprintf("its first output line is not the go-plugin handshake but %q", printed)
+	case exited:
+		reason = fmt.Sprintf("it ended (%s) before it was ready", p.how())
+	default:
+		reason = msg
+	}
+	if output != "" {
+		reason += ". It printed:\n" + output
+	}
+	return fmt.Errorf("%s: %s", prefix, reason)
+}
+
+// unrecognized opens go-plugin's error for a first stdout line that is not
+// a handshake.
+const unrecognized = "Unrecognized remote plugin message: "
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// waitFor waits for ch to close, at most d, and reports whether it did.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// call runs function f in this instance.
+func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+	if f.ID < 0 || f.ID > math.MaxUint32 {
+		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)
+	}
+	reply, err := inst.pool.Call(ctx, &proto.CallRequest{Function: uint32(f.ID), Args: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
+		}
+		if inst.died(err) && !inst.ended.Load() {
+			return nil, &DiedError{Pool: inst.sp.name(), Function: f.Name, How: inst.proc().how()}
+		}
+		if inst.ended.Load() {
+			return nil, fmt.Errorf("call %s: %w", f.Name, ErrClosed)
+		}
+		return nil, fmt.Errorf("%s pool: call %s: %w", inst.sp.name(), f.Name, err)
+	}
+	if reply.Error != "" {
+		return nil, &FunctionError{Pool: inst.sp.name(), Function: f.Name, Message: reply.Error}
+	}
+	return reply.Result, nil
+}
+
+// died reports whether the pool has died, after a failed call. A broken
+// connection (Unavailable) is seen a moment before the exit, so it waits a
+// little for the exit in that case.
+func (inst *instance) died(err error) bool {
+	p := inst.proc()
+	if status.Code(err) == codes.Unavailable {
+		return waitFor(p.done, exitNotice)
+	}
+	return p.exited()
+}
+
+// stop shuts the instance down: Shutdown, a short grace, then SIGKILL to
+// its process group; then go-plugin's cleanup, which closes the connection
+// and removes the socket folder. It returns once all of that is done, and
+// does it once however often it is called.
+func (inst *instance) stop() {
+	inst.stopOnce.Do(func() {
+		inst.mu.Lock()
+		inst.stopping.Store(true)
+		p, conn := inst.process, inst.conn
+		if p == nil || !p.exited() {
+			inst.ended.Store(true)
+		}
+		inst.mu.Unlock()
+		close(inst.stopped)
+
+		if p != nil && conn != nil && !p.exited() {
+			ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			err := conn.Invoke(ctx, "/plugin.GRPCController/Shutdown", &emptypb.Empty{}, &emptypb.Empty{})
+			if err == nil {
+				select {
+				case <-p.done:
+				case <-ctx.Done():
+				}
+			}
+			cancel()
+		}
+		if p != nil {
+			_ = p.Kill(context.Background())
+			if p.pid != 0 {
+				<-p.done // SIGKILL cannot be ignored
+				if !waitFor(p.drained, drainWait) {
+					p.releasePipes()
+				}
+			}
+		}
+		inst.client.Kill()
+	})
+}
+
+// grpcPlugin is the pool service as go-plugin dispenses it. The nexus is
+// only ever the client.
+type grpcPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+}
+
+func (grpcPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
+	return errors.New("the nexus does not serve pools")
+}
+
+func (grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return proto.NewPoolClient(conn), nil
+}

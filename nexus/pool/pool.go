@@ -1,0 +1,254 @@
+// Package pool supervises a program's pools: one worker process per
+// language, started through hashicorp/go-plugin and called over gRPC.
+//
+// A Supervisor starts a pool when a call first needs it (or eagerly, with
+// Start), notices when it dies, starts it again on the next call unless it
+// keeps dying, and stops every pool on Close, leaving no process, socket or
+// temporary folder behind. The pools' stderr is copied, line by line and
+// unmodified, to a writer of the caller's choice; their stdout is the
+// go-plugin handshake only.
+//
+// Arguments and results cross as msgpack byte strings; the types package
+// encodes and decodes them.
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// Defaults for the zero Options.
+const (
+	// DefaultStartTimeout is generous because a pool imports the user's
+	// modules before it answers, and some (numpy, torch) take seconds.
+	DefaultStartTimeout = time.Minute
+	// DefaultMaxDeaths within DefaultDeathWindow stop restarts: a pool that
+	// dies that often is broken, and restarting it would only hide that.
+	DefaultMaxDeaths   = 5
+	DefaultDeathWindow = time.Minute
+)
+
+// Options configure a Supervisor. The zero value works.
+type Options struct {
+	// Stderr receives the pools' standard error (which is also where their
+	// standard output goes). Nil means os.Stderr. Writes come from several
+	// goroutines, serialized, one or more whole lines each.
+	Stderr io.Writer
+	// StartTimeout bounds a pool's start, from launch to handshake.
+	// Zero means DefaultStartTimeout.
+	StartTimeout time.Duration
+	// MaxDeaths and DeathWindow guard against restart loops: a pool that
+	// died or failed to start MaxDeaths times within DeathWindow is not
+	// started again until the oldest of those falls out of the window.
+	// Zero means DefaultMaxDeaths and DefaultDeathWindow.
+	MaxDeaths   int
+	DeathWindow time.Duration
+	// TempDir is where the private folder for the pools' sockets is made.
+	// Empty means os.TempDir().
+	TempDir string
+}
+
+// Supervisor runs the pools of one program. All its methods are safe to
+// call concurrently, Close included.
+type Supervisor struct {
+	m      *manifest.Manifest
+	opts   Options
+	stderr *lineWriter
+
+	mu     sync.Mutex
+	closed bool
+	dir    string // private socket folder, made by the first start
+	pools  map[string]*supervised
+	// cleanups counts background work (stopping dead pools) that Close
+	// waits for.
+	cleanups sync.WaitGroup
+}
+
+// New returns a Supervisor for the pools of m. It starts nothing.
+func New(m *manifest.Manifest, opts Options) *Supervisor {
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.MaxDeaths <= 0 {
+		opts.MaxDeaths = DefaultMaxDeaths
+	}
+	if opts.DeathWindow <= 0 {
+		opts.DeathWindow = DefaultDeathWindow
+	}
+	return &Supervisor{
+		m:      m,
+		opts:   opts,
+		stderr: &lineWriter{out: opts.Stderr},
+		pools:  map[string]*supervised{},
+	}
+}
+
+// ErrClosed is returned by calls made after, or cut short by, Close.
+var ErrClosed = errors.New("the pools are stopped")
+
+// FunctionError is returned when the user's code failed (an exception):
+// Message includes the traceback.
+type FunctionError struct {
+	Pool     string // the pool's name, such as "python"
+	Function string // the function's name in the program
+	// Message is the error on its first line, then the language's
+	// traceback.
+	Message string
+}
+
+func (e *FunctionError) Error() string {
+	return e.Function + ": " + e.Message
+}
+
+// DiedError is returned by a call whose pool died while running it.
+type DiedError struct {
+	Pool     string // the pool's name, such as "python"
+	Function string // the function's name in the program
+	How      string // "exit status 3", "killed by signal SIGKILL"
+}
+
+func (e *DiedError) Error() string {
+	return fmt.Sprintf("%s pool died while running %s (%s)", e.Pool, e.Function, e.How)
+}
+
+// Name returns the name messages use for the pool of language lang.
+func Name(lang string) string {
+	switch lang {
+	case manifest.Python:
+		return "python"
+	case manifest.Cpp:
+		return "c++"
+	}
+	return lang
+}
+
+// Start starts the pools for langs in parallel (servers start eagerly).
+// It returns once they all answer, or with the errors of those that could
+// not start. Pools already running are left as they are.
+func (s *Supervisor) Start(ctx context.Context, langs ...string) error {
+	errs := make([]error, len(langs))
+	var wg sync.WaitGroup
+	for i, lang := range langs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.running(ctx, lang)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Call runs function f in its pool, starting the pool if needed (lazily).
+// args is a msgpack array; the result is msgpack. A failure of the user's
+// code is a *FunctionError, the death of the pool during the call a
+// *DiedError. Cancelling ctx abandons the call (the function may still run
+// to its end in the pool).
+func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+	inst, err := s.running(ctx, f.Pool)
+	if err != nil {
+		return nil, err
+	}
+	return inst.call(ctx, f, args)
+}
+
+// running returns the running instance of the pool for lang, starting it
+// if needed.
+func (s *Supervisor) running(ctx context.Context, lang string) (*instance, error) {
+	sp, err := s.supervised(lang)
+	if err != nil {
+		return nil, err
+	}
+	return sp.running(ctx)
+}
+
+func (s *Supervisor) supervised(lang string) (*supervised, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if sp := s.pools[lang]; sp != nil {
+		return sp, nil
+	}
+	p := s.m.Pool(lang)
+	if p == nil {
+		return nil, fmt.Errorf("the program has no %s pool", Name(lang))
+	}
+	if s.dir == "" {
+		dir, err := os.MkdirTemp(socketParent(s.opts.TempDir), "nexus-")
+		if err != nil {
+			return nil, fmt.Errorf("create the pools' socket folder: %w", err)
+		}
+		s.dir = dir
+	}
+	sp := &supervised{sup: s, lang: lang, argv: s.m.PoolCommand(p)}
+	s.pools[lang] = sp
+	return sp, nil
+}
+
+// Close stops every pool and removes the temp folders. Safe to call twice.
+// It asks each pool to shut down and kills those that do not within a
+// short grace period, so it returns quickly whatever the pools are doing.
+func (s *Supervisor) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.cleanups.Wait()
+		return nil
+	}
+	s.closed = true
+	pools := make([]*supervised, 0, len(s.pools))
+	for _, sp := range s.pools {
+		pools = append(pools, sp)
+	}
+	dir := s.dir
+	s.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, sp := range pools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sp.close()
+		}()
+	}
+	wg.Wait()
+	s.cleanups.Wait()
+	if dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove the pools' socket folder: %w", err)
+		}
+	}
+	return nil
+}
+
+// maxSocketPath is the longest Unix socket path: sun_path holds 108 bytes
+// with the terminating NUL.
+const maxSocketPath = 107
+
+// socketTail is the longest path a pool's socket takes below the
+// supervisor's folder: "/nexus-" + 10 digits, go-plugin's
+// "/plugin-dir" + 10 digits, and the pool's "/pool.sock".
+const socketTail = len("/nexus-1234567890/plugin-dir1234567890/pool.sock")
+
+// socketParent returns where to make the private socket folder: dir, or
+// the system's temporary folder when sockets would not fit below dir.
+func socketParent(dir string) string {
+	for _, d := range []string{dir, os.TempDir(), "/tmp"} {
+		if d != "" && len(d)+socketTail <= maxSocketPath {
+			return d
+		}
+	}
+	return dir
+}

@@ -1,0 +1,176 @@
+package pool
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// supervised is the pool of one language over its life: the running
+// instance, the start in flight, and the recent deaths that guard against
+// restart loops.
+type supervised struct {
+	sup  *Supervisor
+	lang string
+	argv []string
+
+	// mu guards the fields below. It is never held while waiting on a
+	// pool.
+	mu       sync.Mutex
+	closed   bool
+	cur      *instance // the running instance, or nil
+	starting *instance // the instance being started, or nil
+	attempt  *attempt  // the start in flight, or nil
+	deaths   []time.Time
+	last     string // how the last death or failed start ended
+}
+
+// attempt is one start; callers that need the pool meanwhile wait for it.
+type attempt struct {
+	done chan struct{} // closed when inst or err is set
+	inst *instance
+	err  error
+}
+
+func (sp *supervised) name() string { return Name(sp.lang) }
+
+// running returns the running instance, starting one if there is none.
+// ctx bounds the wait, not the start: a start outlives an impatient caller
+// so the next one finds the pool ready.
+func (sp *supervised) running(ctx context.Context) (*instance, error) {
+	sp.mu.Lock()
+	if sp.closed {
+		sp.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if sp.cur != nil && sp.cur.proc().exited() {
+		// Died while idle; the watcher may not have run yet.
+		sp.diedLocked(sp.cur)
+	}
+	if inst := sp.cur; inst != nil {
+		sp.mu.Unlock()
+		return inst, nil
+	}
+	a := sp.attempt
+	if a == nil {
+		if err := sp.guardLocked(time.Now()); err != nil {
+			sp.mu.Unlock()
+			return nil, err
+		}
+		a = &attempt{done: make(chan struct{})}
+		inst := newInstance(sp)
+		sp.attempt, sp.starting = a, inst
+		sp.sup.cleanups.Add(1)
+		go func() {
+			defer sp.sup.cleanups.Done()
+			sp.start(a, inst)
+		}()
+	}
+	sp.mu.Unlock()
+	select {
+	case <-a.done:
+		return a.inst, a.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("start %s pool: %w", sp.name(), ctx.Err())
+	}
+}
+
+// start runs one attempt to completion.
+func (sp *supervised) start(a *attempt, inst *instance) {
+	err := inst.start()
+	sp.mu.Lock()
+	sp.attempt, sp.starting = nil, nil
+	if sp.closed {
+		// Whatever happened, it is because Close stopped the start.
+		err = ErrClosed
+	}
+	if err != nil {
+		if err != ErrClosed {
+			sp.noteLocked(err.Error())
+		}
+		a.err = err
+	} else {
+		sp.cur, a.inst = inst, inst
+		sp.sup.cleanups.Add(1)
+		go func() {
+			defer sp.sup.cleanups.Done()
+			sp.watch(inst)
+		}()
+	}
+	sp.mu.Unlock()
+	if err != nil {
+		inst.stop()
+	}
+	close(a.done)
+}
+
+// watch notices when inst dies on its own and stops it (go-plugin's
+// connection, goroutines and socket folder), so the next call starts a
+// fresh instance.
+func (sp *supervised) watch(inst *instance) {
+	select {
+	case <-inst.proc().done:
+	case <-inst.stopped:
+		return
+	}
+	sp.mu.Lock()
+	sp.diedLocked(inst)
+	sp.mu.Unlock()
+	inst.stop()
+}
+
+// diedLocked records the death of inst, once. sp.mu is held.
+func (sp *supervised) diedLocked(inst *instance) {
+	if sp.cur == inst {
+		sp.cur = nil
+	}
+	if inst.ended.Load() || inst.deathNoted {
+		return
+	}
+	inst.deathNoted = true
+	sp.noteLocked(inst.proc().how())
+}
+
+func (sp *supervised) noteLocked(how string) {
+	sp.deaths = append(sp.deaths, time.Now())
+	sp.last = how
+}
+
+// guardLocked refuses a start when the pool died too often lately.
+func (sp *supervised) guardLocked(now time.Time) error {
+	opts := sp.sup.opts
+	recent := sp.deaths[:0]
+	for _, t := range sp.deaths {
+		if now.Sub(t) < opts.DeathWindow {
+			recent = append(recent, t)
+		}
+	}
+	sp.deaths = recent
+	if len(recent) < opts.MaxDeaths {
+		return nil
+	}
+	return fmt.Errorf("%s pool died or failed to start %d times within %s; not starting it again for now (last time: %s)",
+		sp.name(), len(recent), opts.DeathWindow, sp.last)
+}
+
+// close stops the running instance and any being started, for good.
+func (sp *supervised) close() {
+	sp.mu.Lock()
+	sp.closed = true
+	cur, starting := sp.cur, sp.starting
+	sp.cur = nil
+	sp.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, inst := range []*instance{cur, starting} {
+		if inst == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inst.stop()
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,69 @@
+"""nexus_pool: the runtime of nexus's Python pools.
+
+A generated pool.py describes the functions a program sources from Python
+and calls run(); everything else is here. The pool is a gRPC server that
+speaks hashicorp/go-plugin's protocol (plugin.py), serves the
+nexus.pool.Pool service (service.py) over hand-encoded protobuf messages
+(wire.py), and converts values by type (convert.py).
+
+Dependencies: the standard library, grpcio and msgpack. Nothing else is
+imported, and nothing heavy, since a command line run pays the pool's
+start on every call.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Mapping, Sequence, Tuple
+
+# Function table entries in pool.py:
+# id: (module index, source name, program name, argument types, result type)
+FunctionSpec = Tuple[int, str, str, Sequence[Any], Any]
+
+
+def run(
+    modules: Sequence[str],
+    records: Mapping[str, Tuple[Any, Sequence[Tuple[str, Any]]]],
+    functions: Mapping[int, FunctionSpec],
+) -> None:
+    """Loads the user's modules and serves their functions until the nexus
+    asks the pool to shut down. Never returns."""
+    from . import plugin
+
+    plugin.check_started_by_nexus()
+    handshake_fd = plugin.claim_stdout()
+    try:
+        import grpc
+        import msgpack  # noqa: F401  (checked here, used by service)
+    except ImportError as e:
+        sys.stderr.write(
+            f"The Python pool needs the packages grpcio and msgpack ({e}); "
+            "install them with: python3 -m pip install grpcio msgpack\n"
+        )
+        sys.exit(1)
+    from . import load, service
+
+    table = load.functions(modules, records, functions)
+    socket = plugin.socket_path()
+    # The nexus sends and receives whole values in one message; gRPC's
+    # default 4 MB limit is hit by a list of a million floats.
+    options = [
+        ("grpc.max_send_message_length", -1),
+        ("grpc.max_receive_message_length", -1),
+    ]
+    from concurrent.futures import ThreadPoolExecutor
+
+    # Calls run concurrently, each in a thread of the executor (its default
+    # size: the CPU count plus four, at most 32); more wait their turn.
+    server = grpc.server(
+        ThreadPoolExecutor(thread_name_prefix="nexus-call"),
+        handlers=[service.handler(grpc, service.Pool(table))]
+        + plugin.handlers(grpc, socket),
+        options=options,
+    )
+    server.add_insecure_port("unix:" + socket)
+    server.start()
+    plugin.handshake(handshake_fd, socket)
+    server.wait_for_termination()
+    os._exit(0)

@@ -1,0 +1,187 @@
+"""Type-driven conversion between msgpack values and a function's values.
+
+Values arrive from msgpack in plain form: lists, dicts, str, int, float,
+bool, None. Most functions take exactly that, so for most types no
+converter is built at all (None means "pass the value through"). Work is
+needed in two cases:
+
+* tuples arrive as lists and are handed to the function as tuples;
+* records mapped to a Python class (``record Py => Settings = "Settings"``)
+  arrive as dicts and are built with ``cls(**fields)``; results of such
+  records are read back attribute by attribute, field by field.
+
+Types come from the generated pool.py in this compact form:
+
+* ``"int"``, ``"real"``, ``"str"``, ``"bool"``, ``"unit"``
+* ``("list", t)``, ``("optional", t)``, ``("map", k, v)``,
+  ``("tuple", (t1, t2, ...))``, ``("record", name)``
+
+and records as ``{name: (python class name or None, ((field, t), ...))}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
+
+Conv = Optional[Callable[[Any], Any]]
+Records = Mapping[str, Tuple[Optional[str], Sequence[Tuple[str, Any]]]]
+ClassLookup = Callable[[str], type]
+
+# Python names of records that are plain dicts: no conversion.
+_DICT_NAMES = ("", "dict", "Dict", "typing.Dict")
+
+
+def _class_name(records: Records, name: str) -> Optional[str]:
+    py = records[name][0]
+    return None if py in _DICT_NAMES else py
+
+
+def to_python(t: Any, records: Records, lookup: ClassLookup) -> Conv:
+    """Returns the converter of a msgpack value of type t into the value the
+    function takes, or None when the value is already right."""
+    if isinstance(t, str):
+        return None
+    kind = t[0]
+    if kind == "list":
+        c = to_python(t[1], records, lookup)
+        return None if c is None else (lambda v: [c(x) for x in v])
+    if kind == "optional":
+        c = to_python(t[1], records, lookup)
+        return None if c is None else (lambda v: None if v is None else c(v))
+    if kind == "map":
+        ck = to_python(t[1], records, lookup) or _same
+        cv = to_python(t[2], records, lookup)
+        if ck is _same and cv is None:
+            return None
+        cv = cv or _same
+        return lambda v: {ck(k): cv(x) for k, x in v.items()}
+    if kind == "tuple":
+        cs = [to_python(it, records, lookup) or _same for it in t[1]]
+        return lambda v: tuple(c(x) for c, x in zip(cs, v))
+    if kind == "record":
+        return _record_to_python(t[1], records, lookup)
+    raise ValueError(f"unknown type {t!r}")
+
+
+def _record_to_python(name: str, records: Records, lookup: ClassLookup) -> Conv:
+    py = _class_name(records, name)
+    cls = lookup(py) if py else None
+    fields = [(f, to_python(ft, records, lookup)) for f, ft in records[name][1]]
+    fields = [(f, c) for f, c in fields if c is not None]
+    if cls is None and not fields:
+        return None
+
+    def convert(v: dict) -> Any:
+        if fields:
+            v = dict(v)
+            for f, c in fields:
+                if f in v:
+                    v[f] = c(v[f])
+        return cls(**v) if cls is not None else v
+
+    return convert
+
+
+def from_python(t: Any, records: Records) -> Conv:
+    """Returns the converter of a function's result of type t into a value
+    msgpack can pack, or None when it packs as it is."""
+    if isinstance(t, str):
+        return None
+    kind = t[0]
+    if kind == "list":
+        c = from_python(t[1], records)
+        return None if c is None else (lambda v: [c(x) for x in v])
+    if kind == "optional":
+        c = from_python(t[1], records)
+        return None if c is None else (lambda v: None if v is None else c(v))
+    if kind == "map":
+        ck = from_python(t[1], records) or _same
+        cv = from_python(t[2], records) or _same
+        if ck is _same and cv is _same:
+            return None
+        return lambda v: {ck(k): cv(x) for k, x in v.items()}
+    if kind == "tuple":
+        cs = [from_python(it, records) for it in t[1]]
+        if all(c is None for c in cs):
+            return None
+        cs = [c or _same for c in cs]
+        return lambda v: [c(x) for c, x in zip(cs, v)]
+    if kind == "record":
+        return _record_from_python(t[1], records)
+    raise ValueError(f"unknown type {t!r}")
+
+
+def _record_from_python(name: str, records: Records) -> Conv:
+    fields = [(f, from_python(ft, records) or _same) for f, ft in records[name][1]]
+    if _class_name(records, name) is None and all(c is _same for _, c in fields):
+        return None
+
+    def convert(obj: Any) -> dict:
+        # Read the declared fields only, from a dict or from attributes
+        # (dataclasses, plain classes, named tuples, slotted classes alike).
+        # A missing field is left out, so the nexus names it in its error.
+        out = {}
+        if isinstance(obj, dict):
+            for f, c in fields:
+                if f in obj:
+                    out[f] = c(obj[f])
+        else:
+            for f, c in fields:
+                v = getattr(obj, f, _MISSING)
+                if v is not _MISSING:
+                    out[f] = c(v)
+        return out
+
+    return convert
+
+
+def needs_pairs(t: Any, records: Records) -> bool:
+    """Reports whether a value of type t holds a map whose keys msgpack
+    would unpack as lists, which cannot be dict keys."""
+    if isinstance(t, str):
+        return False
+    kind = t[0]
+    if kind in ("list", "optional"):
+        return needs_pairs(t[1], records)
+    if kind == "map":
+        return not isinstance(t[1], str) or needs_pairs(t[2], records)
+    if kind == "tuple":
+        return any(needs_pairs(it, records) for it in t[1])
+    if kind == "record":
+        return any(needs_pairs(ft, records) for _, ft in records[t[1]][1])
+    return False
+
+
+def pairs_to_dict(pairs: list) -> dict:
+    """An object_pairs_hook for msgpack that makes list keys hashable."""
+    return {_hashable(k): v for k, v in pairs}
+
+
+def _hashable(k: Any) -> Any:
+    if isinstance(k, list):
+        return tuple(_hashable(x) for x in k)
+    return k
+
+
+def plain(obj: Any) -> Any:
+    """msgpack's fallback for objects it cannot pack: dataclasses and other
+    objects become dicts of their attributes, sets become lists, and
+    array-likes (numpy arrays and scalars) their Python values."""
+    fields = getattr(obj, "__dataclass_fields__", None)
+    if fields is not None:
+        return {f: getattr(obj, f) for f in fields}
+    if isinstance(obj, (set, frozenset)):
+        return list(obj)
+    tolist = getattr(obj, "tolist", None)
+    if callable(tolist):
+        return tolist()
+    if hasattr(obj, "__dict__"):
+        return vars(obj)
+    raise TypeError(f"cannot send a value of type {type(obj).__name__} to the nexus")
+
+
+_MISSING = object()
+
+
+def _same(v: Any) -> Any:
+    return v

@@ -1,0 +1,149 @@
+"""The go-plugin side of a pool: what hashicorp/go-plugin's client expects
+from a plugin process, spoken without Go.
+
+* The nexus sets NEXUS_POOL_COOKIE (go-plugin's magic cookie) and
+  PLUGIN_PROTOCOL_VERSIONS; a pool started any other way refuses to run.
+* The pool listens on a Unix socket in PLUGIN_UNIX_SOCKET_DIR, a private
+  folder the nexus made for it.
+* Its first stdout line is the handshake ``1|1|unix|<socket>|grpc``: core
+  protocol 1, app protocol 1, network, address, protocol.
+* It serves grpc.health.v1.Health/Check and plugin.GRPCController/Shutdown.
+  go-plugin also opens plugin.GRPCBroker and plugin.GRPCStdio streams; they
+  are left unimplemented, which go-plugin accepts silently.
+
+Standard output belongs to the nexus: the pool moves its own stdout onto
+stderr before any user code runs, keeping a private copy of the real stdout
+only to write the handshake.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any
+
+from . import wire
+
+# Must match the nexus's handshake (nexus/pool): go-plugin's magic cookie,
+# which only tells "started by the nexus" from "run by hand".
+COOKIE_KEY = "NEXUS_POOL_COOKIE"
+COOKIE_VALUE = "9b1d4c1e-nexus-pool"
+
+CORE_PROTOCOL_VERSION = 1
+APP_PROTOCOL_VERSION = 1
+
+# How long the pool lives after answering Shutdown: long enough for the
+# reply to leave the socket, short enough that the nexus need not wait.
+_EXIT_DELAY = 0.005
+
+
+def check_started_by_nexus() -> None:
+    """Exits with a message when the pool was not started by the nexus, or
+    by a nexus speaking another protocol version."""
+    if os.environ.get(COOKIE_KEY) != COOKIE_VALUE:
+        sys.stderr.write(
+            "This is a nexus pool. It is started by the program that was built "
+            "with it (nexus run), not by hand.\n"
+        )
+        sys.exit(1)
+    versions = os.environ.get("PLUGIN_PROTOCOL_VERSIONS", str(APP_PROTOCOL_VERSION))
+    if str(APP_PROTOCOL_VERSION) not in versions.split(","):
+        sys.stderr.write(
+            f"This pool speaks protocol {APP_PROTOCOL_VERSION}, but the nexus "
+            f"asks for {versions}: rebuild the program with `nexus make`.\n"
+        )
+        sys.exit(1)
+
+
+def claim_stdout() -> int:
+    """Points fd 1 and sys.stdout at stderr, so nothing the pool or user code
+    prints reaches the nexus's stdout, and returns a private descriptor of
+    the real stdout for the handshake."""
+    sys.stdout.flush()
+    handshake = os.dup(1)  # not inherited by child processes
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return handshake
+
+
+# A socket folder the pool made itself, removed when it exits.
+_own_folder = ""
+
+
+def socket_path() -> str:
+    """Where to listen: in the private folder go-plugin made for this pool
+    (inside the nexus's), or else in a private folder of our own."""
+    global _own_folder
+    folder = os.environ.get("PLUGIN_UNIX_SOCKET_DIR")
+    if not folder:
+        import tempfile
+
+        folder = _own_folder = tempfile.mkdtemp(prefix="nexus-pool-")
+    return os.path.join(folder, "pool.sock")
+
+
+def handshake(fd: int, socket: str) -> None:
+    """Tells go-plugin where to connect, then lets go of the real stdout."""
+    line = (
+        f"{CORE_PROTOCOL_VERSION}|{APP_PROTOCOL_VERSION}|unix|{socket}|grpc\n"
+    )
+    os.write(fd, line.encode())
+    os.close(fd)
+
+
+def handlers(grpc: Any, socket: str) -> list:
+    """The generic handlers of go-plugin's services."""
+
+    def check(service: str, context: Any) -> int:
+        if service not in ("", "plugin"):
+            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown service {service!r}")
+        return wire.SERVING
+
+    def shutdown(_: bytes, context: Any) -> bytes:
+        threading.Thread(target=_exit_soon, args=(socket,), daemon=True).start()
+        return wire.EMPTY
+
+    return [
+        grpc.method_handlers_generic_handler(
+            "grpc.health.v1.Health",
+            {
+                "Check": grpc.unary_unary_rpc_method_handler(
+                    check,
+                    request_deserializer=wire.decode_health_request,
+                    response_serializer=wire.encode_health_response,
+                )
+            },
+        ),
+        grpc.method_handlers_generic_handler(
+            "plugin.GRPCController",
+            {
+                # plugin.Empty both ways: nothing to decode or encode.
+                "Shutdown": grpc.unary_unary_rpc_method_handler(
+                    shutdown, request_deserializer=_same, response_serializer=_same
+                )
+            },
+        ),
+    ]
+
+
+def _same(b: bytes) -> bytes:
+    return b
+
+
+def _exit_soon(socket: str) -> None:
+    import time
+
+    time.sleep(_EXIT_DELAY)
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    try:
+        os.unlink(socket)
+        if _own_folder:
+            os.rmdir(_own_folder)
+    except OSError:
+        pass
+    os._exit(0)
