@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/codegen"
+	"github.com/nexus-run/nexus/codegen/cpp"
+	"github.com/nexus-run/nexus/codegen/golang"
 	"github.com/nexus-run/nexus/codegen/python"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -109,8 +111,20 @@ func writePools(m *manifest.Manifest, sources map[int]string, tmp, final string)
 				fns[j] = python.Function{Spec: &m.Functions[id], File: sources[id]}
 			}
 			p.Command, err = python.Write(filepath.Join(tmp, "pools", "py"), tmp, fns)
+		case manifest.Cpp:
+			fns := make([]cpp.Function, len(ids))
+			for j, id := range ids {
+				fns[j] = cpp.Function{Spec: &m.Functions[id], File: sources[id]}
+			}
+			p.Command, err = cpp.Write(filepath.Join(tmp, "pools", "cpp"), tmp, fns)
+		case manifest.Go:
+			fns := make([]golang.Function, len(ids))
+			for j, id := range ids {
+				fns[j] = golang.Function{Spec: &m.Functions[id], File: sources[id]}
+			}
+			p.Command, err = golang.Write(filepath.Join(tmp, "pools", "go"), tmp, fns)
 		default:
-			err = fmt.Errorf("%s pools are not supported yet", p.Lang)
+			err = fmt.Errorf("unknown pool language %q", p.Lang)
 		}
 		if err != nil {
 			return fmt.Errorf("generate %s pool: %w", p.Lang, err)

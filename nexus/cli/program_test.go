@@ -249,7 +249,7 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 	case "add":
 		out = args[0].(int64) + args[1].(int64)
 	case "fail":
-		return nil, fmt.Errorf("Traceback (most recent call last):\n  File \"work.py\", line 3, in fail\nValueError: bad value: %d", args[0])
+		return nil, fmt.Errorf("fail: Traceback (most recent call last):\n  File \"work.py\", line 3, in fail\nValueError: bad value: %d", args[0])
 	case "show":
 		var parts []string
 		for i, t := range f.Args {

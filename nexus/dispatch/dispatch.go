@@ -19,7 +19,8 @@ import (
 // Caller runs a sourced function in its pool: args is a msgpack array of
 // the function's arguments, and the result is its msgpack value. An error
 // is the failure of the call (an exception with its traceback, a pool that
-// died or could not start), with a message fit to show a user.
+// died or could not start), with a message fit to show a user that names
+// the function.
 //
 // A Dispatcher may call Call from several goroutines at once, for calls to
 // different pools within one body.

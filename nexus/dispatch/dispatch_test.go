@@ -99,7 +99,7 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 	case fnAdd:
 		out = args[0].(int64) + args[1].(int64)
 	case fnFail:
-		return nil, fmt.Errorf("Traceback (most recent call last):\nValueError: bad value: %d", args[0])
+		return nil, fmt.Errorf("fail: Traceback (most recent call last):\nValueError: bad value: %d", args[0])
 	case fnPoint:
 		n := args[0].(int64)
 		out = map[string]any{"x": n, "y": 2 * n}

@@ -88,7 +88,8 @@ func (d *Dispatcher) call(ctx context.Context, f *manifest.Function, args []any)
 	}
 	out, err := d.Pools.Call(ctx, f, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
+		// The Caller's errors already name the function and its pool.
+		return nil, err
 	}
 	v, err := types.DecodeMsgpackBytes(f.Return, out)
 	if err != nil {
