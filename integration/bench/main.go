@@ -5,6 +5,12 @@
 // beside `python3 -c 'import grpc, msgpack'` (what any Python pool must pay
 // before it can serve a call), run alternately so that machine noise hits
 // both alike.
+//
+// Calls: the round trip of a trivial Int -> Int call into each pool, and the
+// throughput of a 1,000,000-element [Real] round trip, beside the time
+// msgpack alone takes to encode and decode the same data in Go (the floor).
+// These go through the same dispatch and supervisor code as `./prog`, in
+// this process, with real pools.
 package main
 
 import (
@@ -14,14 +20,25 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
 func main() {
 	nexus := flag.String("nexus", "bin/nexus", "the nexus binary to measure")
-	runs := flag.Int("runs", 30, "runs of each command")
+	runs := flag.Int("runs", 30, "runs of each command in the start-up benchmark")
+	calls := flag.Int("calls", 2000, "trivial calls into each pool")
+	langs := flag.String("langs", "py,cpp,go", "pools to measure in the call benchmark")
+	only := flag.String("only", "", "run only one benchmark: startup or calls")
 	flag.Parse()
-	if err := benchStartup(*nexus, *runs); err != nil {
+	nexusPath, err := filepath.Abs(*nexus)
+	if err == nil && *only != "calls" {
+		err = benchStartup(nexusPath, *runs)
+	}
+	if err == nil && *only != "startup" {
+		err = benchCalls(nexusPath, strings.Split(*langs, ","), *calls)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -40,10 +57,6 @@ def ident(x):
 `
 
 func benchStartup(nexus string, runs int) error {
-	nexus, err := filepath.Abs(nexus)
-	if err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "nexus-bench-")
 	if err != nil {
 		return err
