@@ -211,6 +211,10 @@ func (m *Manifest) validateCommand(c *Command) error {
 		if err := m.validateExpr(a.Body, 1); err != nil {
 			return fmt.Errorf("output action --%s: %w", a.Long, err)
 		}
+		// The front ends encode the action's value with Return.
+		if err := a.Return.Validate(); err != nil {
+			return fmt.Errorf("output action --%s result: %w", a.Long, err)
+		}
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package types
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -115,14 +117,11 @@ func fromJSON(t *Type, v any) (any, error) {
 	case Int:
 		switch n := v.(type) {
 		case json.Number:
-			if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			i, whole, err := intFromNumber(string(n))
+			if err == nil {
 				return i, nil
 			}
-			f, err := strconv.ParseFloat(string(n), 64)
-			if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-				return int64(f), nil
-			}
-			if err == nil && f == math.Trunc(f) {
+			if whole {
 				return nil, &PathError{Msg: fmt.Sprintf("integer %s does not fit in 64 bits", n)}
 			}
 		case float64:
@@ -192,6 +191,60 @@ func fromJSON(t *Type, v any) (any, error) {
 		return nil, fmt.Errorf("unknown type kind %q", t.Kind)
 	}
 	return nil, mismatch(t, v)
+}
+
+// intFromNumber returns the integer the JSON number n spells, however it is
+// written: 3, 3.0, 3e2, 300e-2. It works on the decimal digits, since going
+// through float64 would quietly round 9007199254740993.0 to another integer.
+// whole reports whether n is an integer at all, so the caller can tell a
+// fraction (not whole) from an integer beyond 64 bits (whole, with an error).
+func intFromNumber(n string) (i int64, whole bool, err error) {
+	if i, err := strconv.ParseInt(n, 10, 64); err == nil {
+		return i, true, nil
+	}
+	sign := ""
+	if rest, ok := strings.CutPrefix(n, "-"); ok {
+		sign, n = "-", rest
+	}
+	var exp int64
+	if at := strings.IndexAny(n, "eE"); at >= 0 {
+		// An exponent beyond 32 bits comes back clamped with ErrRange,
+		// which still decides the answer for any digits of sane length.
+		e, err := strconv.ParseInt(n[at+1:], 10, 32)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, false, err
+		}
+		n, exp = n[:at], e
+	}
+	intPart, frac, _ := strings.Cut(n, ".")
+	if !isDigits(intPart) || !isDigits(frac) || intPart == "" {
+		return 0, false, fmt.Errorf("%q is not a number", n)
+	}
+	// The value is digits × 10^exp, with digits free of padding zeros.
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= int64(len(frac))
+	trimmed := strings.TrimRight(digits, "0")
+	exp += int64(len(digits) - len(trimmed))
+	digits = trimmed
+	switch {
+	case digits == "":
+		return 0, true, nil
+	case exp < 0:
+		return 0, false, errors.New("not an integer")
+	case int64(len(digits))+exp > 19:
+		return 0, true, errors.New("out of range")
+	}
+	i, err = strconv.ParseInt(sign+digits+strings.Repeat("0", int(exp)), 10, 64)
+	return i, true, err
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func mapFromJSON(t *Type, v any) (any, error) {
@@ -382,8 +435,9 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 	return nil, &PathError{Msg: fmt.Sprintf("value %#v is not of type %s", v, t)}
 }
 
-// appendReal writes f the way Python's json module does, so a Real keeps
-// looking like one (1.0, not 1) and NaN or infinities are not lost.
+// appendReal writes f the way Python's json module does (float.__repr__),
+// so a Real keeps looking like one (1.0, not 1; 1000000.0, not 1e+06) and
+// NaN or infinities are not lost.
 func appendReal(buf []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -393,9 +447,14 @@ func appendReal(buf []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(buf, "-Infinity"...)
 	}
+	// Python writes plain decimals for exponents -4 through 15 and
+	// scientific notation (1e+16, 1e-05) outside them.
+	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e16) {
+		return strconv.AppendFloat(buf, f, 'e', -1, 64)
+	}
 	start := len(buf)
-	buf = strconv.AppendFloat(buf, f, 'g', -1, 64)
-	if bytes.ContainsAny(buf[start:], ".eEn") {
+	buf = strconv.AppendFloat(buf, f, 'f', -1, 64)
+	if bytes.IndexByte(buf[start:], '.') >= 0 {
 		return buf
 	}
 	return append(buf, ".0"...)

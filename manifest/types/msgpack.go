@@ -126,6 +126,20 @@ func EncodeMsgpack(enc *msgpack.Encoder, t *Type, v any) error {
 	return &PathError{Msg: fmt.Sprintf("value %#v is not of type %s", v, t)}
 }
 
+// prealloc is how many of the n items an array or map header announces to
+// make room for up front. A corrupt 5-byte header may claim 4 billion items,
+// and reserving them would kill the nexus. Every item takes at least one
+// byte, so the bytes left bound n when the input is in memory (as with
+// DecodeMsgpackBytes); otherwise honest data grows past maxPrealloc.
+func prealloc(dec *msgpack.Decoder, n int) int {
+	if r, ok := dec.Buffered().(interface{ Len() int }); ok {
+		return min(n, r.Len())
+	}
+	return min(n, maxPrealloc)
+}
+
+const maxPrealloc = 1 << 12
+
 // DecodeMsgpackBytes decodes one value of type t from data.
 func DecodeMsgpackBytes(t *Type, data []byte) (any, error) {
 	dec := msgpack.NewDecoder(bytes.NewReader(data))
@@ -182,9 +196,13 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		switch {
 		case code == msgpcode.Float, code == msgpcode.Double:
 			return dec.DecodeFloat64()
+		case code == msgpcode.Uint64:
+			// DecodeInt64 would wrap integers above MaxInt64 to negatives.
+			u, err := dec.DecodeUint64()
+			return float64(u), err
 		case msgpcode.IsFixedNum(code), code == msgpcode.Int8, code == msgpcode.Int16,
 			code == msgpcode.Int32, code == msgpcode.Int64, code == msgpcode.Uint8,
-			code == msgpcode.Uint16, code == msgpcode.Uint32, code == msgpcode.Uint64:
+			code == msgpcode.Uint16, code == msgpcode.Uint32:
 			i, err := dec.DecodeInt64()
 			return float64(i), err
 		}
@@ -213,15 +231,17 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		if t.Kind == Tuple && n != len(t.Items) {
 			return nil, &PathError{Msg: fmt.Sprintf("expected %s, got a list of %d items", t, n)}
 		}
-		out := make([]any, n)
-		for i := range out {
+		out := make([]any, 0, prealloc(dec, n))
+		for i := 0; i < n; i++ {
 			et := t.Elem
 			if t.Kind == Tuple {
 				et = t.Items[i]
 			}
-			if out[i], err = DecodeMsgpack(dec, et); err != nil {
+			x, err := DecodeMsgpack(dec, et)
+			if err != nil {
 				return nil, within(fmt.Sprintf("[%d]", i), err)
 			}
+			out = append(out, x)
 		}
 		return out, nil
 	case Map:
@@ -235,14 +255,16 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]Pair, n)
-		for i := range out {
-			if out[i].Key, err = DecodeMsgpack(dec, t.Key); err != nil {
+		out := make([]Pair, 0, prealloc(dec, n))
+		for i := 0; i < n; i++ {
+			var p Pair
+			if p.Key, err = DecodeMsgpack(dec, t.Key); err != nil {
 				return nil, within(fmt.Sprintf("[%d][0]", i), err)
 			}
-			if out[i].Value, err = DecodeMsgpack(dec, t.Elem); err != nil {
+			if p.Value, err = DecodeMsgpack(dec, t.Elem); err != nil {
 				return nil, within(fmt.Sprintf("[%d][1]", i), err)
 			}
+			out = append(out, p)
 		}
 		return out, nil
 	case Record:
@@ -260,14 +282,14 @@ func decodePairs(dec *msgpack.Decoder, t *Type) (any, error) {
 		return nil, err
 	}
 	pair := TupleOf(t.Key, t.Elem)
-	out := make([]Pair, n)
-	for i := range out {
+	out := make([]Pair, 0, prealloc(dec, n))
+	for i := 0; i < n; i++ {
 		kv, err := DecodeMsgpack(dec, pair)
 		if err != nil {
 			return nil, within(fmt.Sprintf("[%d]", i), err)
 		}
 		xs := kv.([]any)
-		out[i] = Pair{Key: xs[0], Value: xs[1]}
+		out = append(out, Pair{Key: xs[0], Value: xs[1]})
 	}
 	return out, nil
 }

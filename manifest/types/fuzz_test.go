@@ -1,0 +1,159 @@
+package types
+
+import (
+	"bytes"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// fuzzTypes are the types every fuzz input is parsed as.
+var fuzzTypes = []*Type{
+	IntType,
+	RealType,
+	StrType,
+	BoolType,
+	UnitType,
+	OptionalOf(ListOf(OptionalOf(IntType))),
+	TupleOf(IntType, StrType, RealType),
+	MapOf(StrType, ListOf(RealType)),
+	MapOf(IntType, StrType),
+	entry,
+	MapOf(StrType, entry),
+}
+
+// FuzzFromJSON checks that FromJSON never panics, that ToJSON can write
+// every value FromJSON accepts, and that reading that JSON back gives the
+// same value (and the same JSON). Run it with
+// `go test -fuzz FuzzFromJSON ./manifest/types`; plain `go test` runs the
+// seed corpus.
+func FuzzFromJSON(f *testing.F) {
+	for _, seed := range []string{
+		``, `null`, `0`, `-0`, `3`, `3.0`, `3.5`, `1e30`, `-1e-400`, `1e400`,
+		`9223372036854775807`, `-9223372036854775808`, `9223372036854775808`,
+		`9007199254740993.0`, `1000000`, `5e-324`, `true`, `"x"`,
+		`"\u2028<&>\ud800\u00e9\n"`, `"\xff"`, `[]`, `[null, 1, 2.0]`, `[1, "a", 2]`,
+		`[1, "a", 2.5, 4]`, `{}`, `{"b": [1], "a": [2.5]}`, `[["a", [1]], ["a", [2]]]`,
+		`[[1, "one"], [1, "uno"]]`, `[[1]]`, `{"name": "n"}`,
+		`{"name": "n", "score": 1, "tags": ["a"], "note": null, "at": {"x": 1, "y": 2}}`,
+		`{"name": "n", "extra": 1}`, `{"k": {"name": "n", "at": {"x": 1}}}`,
+		`[1,`, `{"a"`, `1 2`, `NaN`, `[[[[[[[[[[]]]]]]]]]]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, typ := range fuzzTypes {
+			v, err := FromJSON(typ, data)
+			if err != nil {
+				continue
+			}
+			out, err := ToJSON(typ, v)
+			if err != nil {
+				t.Fatalf("%s: FromJSON accepted %q as %#v, but ToJSON fails: %v", typ, data, v, err)
+			}
+			back, err := FromJSON(typ, out)
+			if err != nil {
+				t.Fatalf("%s: %q → %s, which FromJSON rejects: %v", typ, data, out, err)
+			}
+			if !reflect.DeepEqual(normalize(typ, back), normalize(typ, v)) {
+				t.Fatalf("%s: %q → %#v → %s → %#v", typ, data, v, out, back)
+			}
+			again, err := ToJSON(typ, back)
+			if err != nil || (!hasStrMap(typ) && !bytes.Equal(again, out)) {
+				t.Fatalf("%s: %s is not stable: %s, %v", typ, out, again, err)
+			}
+		}
+	})
+}
+
+// normalize gives a Map Str value the meaning of the JSON object it is
+// written as: keys unique (the last one wins) and in no particular order,
+// so sorted. A Map Str read from [key, value] pairs keeps its pairs as they
+// came, and becomes an object on the way out.
+func normalize(t *Type, v any) any {
+	if v == nil {
+		return nil
+	}
+	switch t.Kind {
+	case Optional:
+		return normalize(t.Elem, v)
+	case List, Tuple:
+		xs := v.([]any)
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			et := t.Elem
+			if t.Kind == Tuple {
+				et = t.Items[i]
+			}
+			out[i] = normalize(et, x)
+		}
+		return out
+	case Map:
+		ps := v.([]Pair)
+		if t.Key.Kind != Str {
+			out := make([]Pair, len(ps))
+			for i, p := range ps {
+				out[i] = Pair{normalize(t.Key, p.Key), normalize(t.Elem, p.Value)}
+			}
+			return out
+		}
+		last := map[string]any{}
+		for _, p := range ps {
+			last[p.Key.(string)] = normalize(t.Elem, p.Value)
+		}
+		out := make([]Pair, 0, len(last))
+		for k, x := range last {
+			out = append(out, Pair{k, x})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Key.(string) < out[j].Key.(string) })
+		return out
+	case Record:
+		m := v.(map[string]any)
+		out := make(map[string]any, len(m))
+		for _, f := range t.Fields {
+			out[f.Name] = normalize(f.Type, m[f.Name])
+		}
+		return out
+	}
+	return v
+}
+
+func hasStrMap(t *Type) bool {
+	switch t.Kind {
+	case Map:
+		return t.Key.Kind == Str || hasStrMap(t.Key) || hasStrMap(t.Elem)
+	case List, Optional:
+		return hasStrMap(t.Elem)
+	case Tuple:
+		for _, it := range t.Items {
+			if hasStrMap(it) {
+				return true
+			}
+		}
+	case Record:
+		for _, f := range t.Fields {
+			if hasStrMap(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The normalisation above must not hide real differences.
+func TestNormalize(t *testing.T) {
+	m := MapOf(StrType, IntType)
+	a := []Pair{{"b", int64(1)}, {"a", int64(2)}, {"b", int64(3)}}
+	b := []Pair{{"a", int64(2)}, {"b", int64(3)}}
+	if !reflect.DeepEqual(normalize(m, a), normalize(m, b)) {
+		t.Error("a map with a repeated key should mean its last value")
+	}
+	c := []Pair{{"a", int64(2)}, {"b", int64(1)}}
+	if reflect.DeepEqual(normalize(m, a), normalize(m, c)) {
+		t.Error("normalize hides a different value")
+	}
+	mi := MapOf(IntType, IntType)
+	if reflect.DeepEqual(normalize(mi, []Pair{{int64(1), int64(1)}, {int64(2), int64(2)}}), normalize(mi, []Pair{{int64(2), int64(2)}, {int64(1), int64(1)}})) {
+		t.Error("normalize reorders a map with Int keys")
+	}
+}
