@@ -26,12 +26,12 @@ import (
 // Handshake is what a pool and the nexus agree on before talking: go-plugin
 // protocol version 1 (the handshake line is `1|1|unix|<socket>|grpc`) and a
 // magic cookie, which only keeps pools from running when started by hand.
-// The Python runtime (pools/python/nexus_pool/plugin.py) holds the same
-// values.
+// The values live in package proto, which the Go pool runtime shares; the
+// Python runtime (pools/python/nexus_pool/plugin.py) holds the same values.
 var Handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  1,
-	MagicCookieKey:   "NEXUS_POOL_COOKIE",
-	MagicCookieValue: "9b1d4c1e-nexus-pool",
+	ProtocolVersion:  proto.HandshakeVersion,
+	MagicCookieKey:   proto.MagicCookieKey,
+	MagicCookieValue: proto.MagicCookieValue,
 }
 
 // pluginName is the one plugin a pool serves, in go-plugin's terms.
