@@ -19,7 +19,8 @@ demo: setup build
 	@./scripts/demo.sh $(NEXUS)
 
 lint:
-	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
+	test -z "$$unformatted" || { echo "gofmt needed on:"; echo "$$unformatted"; exit 1; }
 	$(GO) vet ./...
 
 test: setup lint
