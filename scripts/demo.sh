@@ -1,20 +1,32 @@
 #!/bin/sh
-# Builds the example program examples/seq with nexus and runs a few of its
-# commands: what `make demo` shows.
+# Builds the example programs with nexus and runs a few of their commands:
+# what `make demo` shows. examples/seq is Python only; examples/chem mixes
+# Python, C++ and Go in one program.
 set -eu
 nexus=$1
-cd "$(dirname "$0")/../examples/seq"
+examples="$(cd "$(dirname "$0")/../examples" && pwd)"
 show() {
 	echo "\$ $*"
 	"$@"
 	echo
 }
+
+cd "$examples/seq"
 show "$nexus" make main.loc
 show ./seq --help
 show ./seq gc ACGTGGCC
-show ./seq revcomp ACGTTTGA
 show ./seq kmers -k 3 ACGTACGT
 show ./seq summary ACGT GGCCGG ATATATAT
 show ./seq motif -i acg ACGTACGT
 show ./seq gcrev AAAAC
 show ./seq codons
+
+cd "$examples/chem"
+show "$nexus" make main.loc
+show ./chem --help
+show ./chem weight 'Ca(OH)2'
+show ./chem stats 1 2 3 4
+show ./chem describe -p 5 --hydrogens
+show ./chem chain C6H12O6 --factor 2 --max 300
+show ./chem label H2O CO2
+show ./chem answer
