@@ -5,7 +5,8 @@
 set -eu
 
 need_apt=""
-for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev; do
+# C++ pools need g++, pkg-config, gRPC for C++ and msgpack-cxx.
+for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
 done
 if [ -n "$need_apt" ]; then

@@ -1,0 +1,193 @@
+package cpp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The flags every C++ compile uses. -O2 because pools run real work;
+// MSGPACK_NO_BOOST because msgpack-cxx otherwise pulls in Boost, which the
+// pool never uses; no colours because the output is read, not shown.
+var commonFlags = []string{"-std=c++17", "-O2", "-pthread", "-pipe", "-DMSGPACK_NO_BOOST", "-fdiagnostics-color=never"}
+
+// packages are the pkg-config packages the runtime compiles and links
+// against.
+var packages = []string{"grpc++"}
+
+// setupHint says how to get what a C++ pool needs.
+const setupHint = "install g++, pkg-config, libgrpc++-dev and libmsgpack-cxx-dev (scripts/setup.sh does it on Debian)"
+
+// toolchain is the C++ compiler and libraries a pool is built with.
+type toolchain struct {
+	cxx    string   // the compiler's path: $CXX, or g++ on PATH
+	id     string   // what identifies the compiler and libraries in cache keys
+	cflags []string // pkg-config --cflags of packages
+	libs   []string // pkg-config --libs of packages
+}
+
+var (
+	toolchainMu    sync.Mutex
+	toolchainCache = map[string]*toolchain{}
+)
+
+// findToolchain probes the compiler and libraries, once per process (and
+// per $CXX).
+func findToolchain(c *cache) (*toolchain, error) {
+	name := os.Getenv("CXX")
+	if name == "" {
+		name = "g++"
+	}
+	toolchainMu.Lock()
+	defer toolchainMu.Unlock()
+	if tc := toolchainCache[name]; tc != nil {
+		return tc, nil
+	}
+	tc, err := probe(name, c)
+	if err != nil {
+		return nil, err
+	}
+	toolchainCache[name] = tc
+	return tc, nil
+}
+
+// libraryFlags is what pkg-config says about packages.
+type libraryFlags struct {
+	Versions string `json:"versions"`
+	Cflags   string `json:"cflags"`
+	Libs     string `json:"libs"`
+}
+
+func probe(name string, c *cache) (*toolchain, error) {
+	cxx, err := exec.LookPath(name)
+	if err != nil {
+		return nil, fmt.Errorf("no C++ compiler: %s is not on PATH (set CXX to use another); %s", name, setupHint)
+	}
+	version, err := output(cxx, "--version")
+	if err != nil {
+		return nil, fmt.Errorf("C++ compiler %s does not run: %w", cxx, err)
+	}
+	if _, err := exec.LookPath("pkg-config"); err != nil {
+		return nil, fmt.Errorf("pkg-config is not on PATH; the C++ pool finds gRPC with it: %s", setupHint)
+	}
+	lib, err := libraries(c)
+	if err != nil {
+		return nil, err
+	}
+	return &toolchain{
+		cxx: cxx,
+		id: strings.Join([]string{cxx, version, strings.Join(packages, " ") + " " + lib.Versions,
+			lib.Cflags, lib.Libs}, "\n"),
+		cflags: strings.Fields(lib.Cflags),
+		libs:   strings.Fields(lib.Libs),
+	}, nil
+}
+
+// libraries asks pkg-config for the packages' versions and flags. That
+// takes seconds (gRPC depends on dozens of Abseil packages), so the answer
+// is cached under a fingerprint of every .pc file pkg-config could read:
+// installing or upgrading a package changes it.
+func libraries(c *cache) (*libraryFlags, error) {
+	fp, err := pkgConfigFingerprint()
+	if err != nil {
+		return nil, err
+	}
+	entry := c.path("toolchain", fp+".json")
+	var lib libraryFlags
+	if data, err := os.ReadFile(entry); err == nil && json.Unmarshal(data, &lib) == nil {
+		c.use(entry)
+		return &lib, nil
+	}
+	queries := []struct {
+		flag string
+		out  *string
+	}{{"--modversion", &lib.Versions}, {"--cflags", &lib.Cflags}, {"--libs", &lib.Libs}}
+	errs := make([]error, len(queries))
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			*q.out, errs[i] = output("pkg-config", append([]string{q.flag}, packages...)...)
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil {
+		return nil, fmt.Errorf("gRPC for C++ is not installed (pkg-config %s: %w); %s", strings.Join(packages, " "), errs[0], setupHint)
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("pkg-config %s %s: %w", queries[i].flag, strings.Join(packages, " "), err)
+		}
+	}
+	lib.Versions = strings.Join(strings.Fields(lib.Versions), " ")
+	if data, err := json.Marshal(&lib); err == nil {
+		_ = c.writeFile(entry, data) // best effort: without it, the next build asks again
+	}
+	return &lib, nil
+}
+
+// pkgConfigFingerprint hashes what pkg-config's answers depend on: its
+// environment and the name, size and time of every .pc file on its path.
+func pkgConfigFingerprint() (string, error) {
+	k := newKey("pkg-config/1")
+	env := []string{"PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"}
+	for _, v := range env {
+		k.add(v + "=" + os.Getenv(v))
+	}
+	dirs := filepath.SplitList(os.Getenv("PKG_CONFIG_PATH"))
+	if libdir, ok := os.LookupEnv("PKG_CONFIG_LIBDIR"); ok {
+		dirs = append(dirs, filepath.SplitList(libdir)...)
+	} else {
+		path, err := output("pkg-config", "--variable", "pc_path", "pkg-config")
+		if err != nil {
+			return "", fmt.Errorf("pkg-config does not run: %w; %s", err, setupHint)
+		}
+		dirs = append(dirs, filepath.SplitList(path)...)
+	}
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		k.add("dir", d)
+		for _, e := range entries {
+			if filepath.Ext(e.Name()) != ".pc" {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			k.add(e.Name(), strconv.FormatInt(info.Size(), 10), strconv.FormatInt(info.ModTime().UnixNano(), 10))
+		}
+	}
+	return k.sum(), nil
+}
+
+// output runs a program and returns its trimmed standard output, or an
+// error with what it printed on standard error.
+func output(name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", errors.New(firstLine(msg))
+		}
+		return "", err
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,677 @@
+// nexus_pool.cpp: the gRPC side of nexus's C++ pools.
+//
+// A pool speaks hashicorp/go-plugin's protocol without Go:
+//
+// * The nexus sets NEXUS_POOL_COOKIE (go-plugin's magic cookie) and
+//   PLUGIN_PROTOCOL_VERSIONS; a pool started any other way refuses to run.
+// * The pool listens on a Unix socket in PLUGIN_UNIX_SOCKET_DIR, a private
+//   folder the nexus made for it.
+// * Its first stdout line is the handshake `1|1|unix|<socket>|grpc`.
+// * It serves grpc.health.v1.Health/Check ("plugin" is SERVING),
+//   plugin.GRPCController/Shutdown (answered at once; the pool exits a
+//   moment later) and nexus.pool.Pool/Call.
+//
+// Standard output belongs to the nexus: before anything else runs, the pool
+// points fd 1 at its stderr, keeping a private copy of the real stdout only
+// to write the handshake.
+//
+// The messages are tiny and encoded by hand (namespace wire), as the Python
+// pool does: no protobuf runtime, and a result of megabytes is sent from
+// the bytes it was written to.
+
+#include "nexus_pool.hpp"
+
+#include <cxxabi.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <typeinfo>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <absl/synchronization/mutex.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
+
+namespace nexus {
+namespace {
+
+// Must match the nexus's handshake (nexus/pool.Handshake): go-plugin's
+// magic cookie, which only tells "started by the nexus" from "run by hand".
+constexpr const char* kCookieKey = "NEXUS_POOL_COOKIE";
+constexpr const char* kCookieValue = "9b1d4c1e-nexus-pool";
+constexpr int kCoreProtocolVersion = 1;
+constexpr int kAppProtocolVersion = 1;
+
+// How long the pool lives after answering Shutdown: long enough for the
+// reply to leave the socket, short enough that the nexus need not wait.
+constexpr auto kExitDelay = std::chrono::milliseconds(5);
+
+// The real stdout, kept only for the handshake line.
+int handshake_fd = -1;
+// The socket, and the folder the pool made for it when the nexus gave none:
+// removed on exit.
+std::string socket_file;
+std::string own_folder;
+
+// claim_stdout runs before main and before the user's static initializers
+// (priority 101 is the first one programs may use), so that nothing the
+// user's code prints can reach the nexus's stdout.
+__attribute__((constructor(101))) void claim_stdout() {
+  std::fflush(stdout);
+  handshake_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  dup2(2, 1);
+  // stdout is now a pipe, which stdio would buffer fully; lines should
+  // reach the nexus's stderr as they are printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+}
+
+[[noreturn]] void exit_now(int status) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  if (!socket_file.empty()) unlink(socket_file.c_str());
+  if (!own_folder.empty()) rmdir(own_folder.c_str());
+  // No static destructors: gRPC's threads are still running.
+  std::_Exit(status);
+}
+
+bool started_by_nexus() {
+  const char* cookie = std::getenv(kCookieKey);
+  if (cookie == nullptr || std::strcmp(cookie, kCookieValue) != 0) {
+    std::cerr << "This is a nexus pool. It is started by the program that was built with it (nexus run), "
+                 "not by hand.\n";
+    return false;
+  }
+  const char* versions = std::getenv("PLUGIN_PROTOCOL_VERSIONS");
+  std::string want = std::to_string(kAppProtocolVersion);
+  if (versions != nullptr && *versions != '\0') {
+    std::string list = std::string(",") + versions + ",";
+    if (list.find("," + want + ",") == std::string::npos) {
+      std::cerr << "This pool speaks protocol " << want << ", but the nexus asks for " << versions
+                << ": rebuild the program with `nexus make`.\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// socket_path is where to listen: in the private folder go-plugin made for
+// this pool, or else in a private folder of our own.
+std::string socket_path() {
+  const char* dir = std::getenv("PLUGIN_UNIX_SOCKET_DIR");
+  if (dir != nullptr && *dir != '\0') return std::string(dir) + "/pool.sock";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/nexus-pool-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return "";
+  own_folder = pattern;
+  return pattern + "/pool.sock";
+}
+
+bool write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && readable != nullptr ? readable : name;
+  std::free(readable);
+  return out;
+}
+
+// describe_exception says what the exception being handled is: its type and
+// message.
+std::string describe_exception() {
+  try {
+    throw;
+  } catch (const ValueError& e) {
+    return std::string("the nexus sent a value the function cannot take: ") + e.what();
+  } catch (const std::exception& e) {
+    return demangle(typeid(e).name()) + ": " + e.what();
+  } catch (const std::string& s) {
+    return s;
+  } catch (const char* s) {
+    return s;
+  } catch (...) {
+    const std::type_info* t = abi::__cxa_current_exception_type();
+    return "an exception of type " + (t != nullptr ? demangle(t->name()) : std::string("unknown"));
+  }
+}
+
+// valid_utf8 replaces what is not UTF-8 in s with U+FFFD: an error crosses
+// as a protobuf string, which the nexus refuses unless it is UTF-8.
+std::string valid_utf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    unsigned char c = p[i];
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xc0) == 0x80;
+    if (ok && len == 2) ok = c >= 0xc2;
+    if (ok && len == 3) {
+      unsigned cp = ((c & 0x0fu) << 12) | ((p[i + 1] & 0x3fu) << 6) | (p[i + 2] & 0x3fu);
+      ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
+    }
+    if (ok && len == 4) {
+      unsigned cp = ((c & 0x07u) << 18) | ((p[i + 1] & 0x3fu) << 12) | ((p[i + 2] & 0x3fu) << 6) | (p[i + 3] & 0x3fu);
+      ok = cp >= 0x10000 && cp <= 0x10ffff;
+    }
+    if (ok) {
+      out.append(s, i, len);
+      i += len;
+    } else {
+      out += "\xef\xbf\xbd";
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The few protobuf messages a pool exchanges, encoded by hand as the Python
+// pool does (pools/python/nexus_pool/wire.py): field numbers follow
+// proto/pool.proto and grpc.health.v1; plugin.Empty is empty.
+namespace wire {
+
+constexpr unsigned char kVarint = 0;
+constexpr unsigned char kFixed64 = 1;
+constexpr unsigned char kBytes = 2;
+constexpr unsigned char kFixed32 = 5;
+
+// grpc.health.v1.HealthCheckResponse{status: SERVING}.
+const std::string kServing = "\x08\x01";
+
+bool read_varint(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    unsigned char b = *p++;
+    v |= std::uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) return true;
+  }
+  return false;
+}
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v > 0x7f) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+
+// Field is one field of a message: a varint, or a byte range inside the
+// message.
+struct Field {
+  std::uint64_t number = 0;
+  std::uint64_t varint = 0;
+  const char* data = nullptr;
+  std::size_t size = 0;
+};
+
+// fields calls f with each field of the message in [data, data+size), and
+// reports whether the message is well formed.
+template <class F>
+bool fields(const char* data, std::size_t size, F&& f) {
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  const auto* end = p + size;
+  while (p < end) {
+    std::uint64_t key = 0;
+    if (!read_varint(p, end, key)) return false;
+    Field field;
+    field.number = key >> 3;
+    switch (key & 7) {
+      case kVarint:
+        if (!read_varint(p, end, field.varint)) return false;
+        break;
+      case kBytes: {
+        std::uint64_t n = 0;
+        if (!read_varint(p, end, n) || n > static_cast<std::uint64_t>(end - p)) return false;
+        field.data = reinterpret_cast<const char*>(p);
+        field.size = static_cast<std::size_t>(n);
+        p += n;
+        break;
+      }
+      case kFixed64:
+        if (end - p < 8) return false;
+        p += 8;
+        break;
+      case kFixed32:
+        if (end - p < 4) return false;
+        p += 4;
+        break;
+      default:
+        return false;
+    }
+    f(field);
+  }
+  return true;
+}
+
+}  // namespace wire
+
+// bytes_of returns the contents of a message as one contiguous range,
+// copying into storage only when gRPC holds it in several slices.
+std::string_view bytes_of(const grpc::ByteBuffer& message, grpc::Slice& single, std::string& storage) {
+  if (message.TrySingleSlice(&single).ok()) {
+    return std::string_view(reinterpret_cast<const char*>(single.begin()), single.size());
+  }
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) return {};
+  storage.reserve(message.Length());
+  for (const grpc::Slice& s : slices) storage.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return storage;
+}
+
+// Pool holds the functions the pool serves. Its methods may be called
+// from any thread.
+class Pool {
+ public:
+  explicit Pool(std::vector<Function> functions) {
+    for (Function& f : functions) {
+      std::uint32_t id = f.id;
+      table_.emplace(id, std::move(f));
+    }
+  }
+
+  // call answers a nexus.pool.CallRequest with a nexus.pool.CallReply. A
+  // call that fails (a C++ exception, a value that does not fit) answers
+  // with the error; it never ends the pool.
+  grpc::ByteBuffer call(std::string_view request) const {
+    std::uint64_t id = 0;
+    std::string_view args;
+    bool ok = wire::fields(request.data(), request.size(), [&](const wire::Field& f) {
+      if (f.number == 1) id = f.varint;
+      if (f.number == 2) args = std::string_view(f.data, f.size);
+    });
+    if (!ok) return error_reply("the nexus sent a malformed CallRequest");
+    auto it = table_.find(static_cast<std::uint32_t>(id));
+    if (id > 0xffffffffu || it == table_.end()) {
+      return error_reply("this C++ pool has no function with id " + std::to_string(id) +
+                         "; rebuild the program with `nexus make`");
+    }
+    const Function& f = it->second;
+    // The result is written after room for the reply's field header, so
+    // that the reply is sent from the same bytes, without a copy.
+    auto result = std::make_unique<std::string>();
+    try {
+      run(f, args, *result);
+    } catch (...) {
+      return error_reply(valid_utf8(describe_exception() + "\n  in the C++ function " + f.origin));
+    }
+    return result_reply(std::move(result));
+  }
+
+ private:
+  // kHeaderRoom holds a CallReply's field header: a tag byte and a varint
+  // length of at most ten bytes.
+  static constexpr std::size_t kHeaderRoom = 11;
+
+  static void run(const Function& f, std::string_view args, std::string& result) {
+    Reader r(args.data(), args.size());
+    std::size_t n = r.read_array();
+    if (n != f.arity) {
+      throw ValueError("", f.name + " takes " + std::to_string(f.arity) + " arguments, the nexus sent " +
+                               std::to_string(n));
+    }
+    // Where each argument starts; the last one need not be skipped.
+    std::vector<Reader> readers;
+    readers.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      readers.push_back(r);
+      if (i + 1 < n) r.skip();
+    }
+    Writer out(result, kHeaderRoom);
+    f.invoke(readers.data(), out);
+    out.finish();
+  }
+
+  static grpc::ByteBuffer result_reply(std::unique_ptr<std::string> result) {
+    std::size_t size = result->size() - kHeaderRoom;
+    std::string header(1, '\x0a');  // field 1 (result), length-delimited
+    wire::put_varint(header, size);
+    std::size_t start = kHeaderRoom - header.size();
+    std::memcpy(result->data() + start, header.data(), header.size());
+    std::string* owned = result.release();
+    grpc::Slice slice(owned->data() + start, owned->size() - start,
+                      [](void* s) { delete static_cast<std::string*>(s); }, owned);
+    return grpc::ByteBuffer(&slice, 1);
+  }
+
+  static grpc::ByteBuffer error_reply(const std::string& message) {
+    std::string reply(1, '\x12');  // field 2 (error), length-delimited
+    wire::put_varint(reply, message.size());
+    reply += message;
+    grpc::Slice slice(reply);
+    return grpc::ByteBuffer(&slice, 1);
+  }
+
+  std::unordered_map<std::uint32_t, Function> table_;
+};
+
+// The methods a pool answers. go-plugin also opens plugin.GRPCBroker and
+// plugin.GRPCStdio streams; they are answered UNIMPLEMENTED, which
+// go-plugin accepts silently.
+constexpr std::string_view kCall = "/nexus.pool.Pool/Call";
+constexpr std::string_view kHealthCheck = "/grpc.health.v1.Health/Check";
+constexpr std::string_view kShutdown = "/plugin.GRPCController/Shutdown";
+
+// Workers runs the threads that serve requests. One thread at a time, the
+// leader, waits for requests and runs calls itself: handing a request from
+// one thread to another, or letting several threads wait for requests
+// together, costs more than a short call (measured: a trivial call takes
+// half again as much CPU time with two threads waiting). When a call runs
+// longer than kLongCall, a watcher makes another thread the leader, so
+// that long calls run side by side and never hold up other requests.
+class Workers {
+ public:
+  // Step waits for one event and handles it; false when the server stops.
+  using Step = std::function<bool()>;
+
+  explicit Workers(Step step) : step_(std::move(step)) {}
+
+  // run serves in the calling thread (and in the threads it starts) until
+  // the server stops.
+  void run() {
+    std::thread([this] { watch(); }).detach();
+    work();
+  }
+
+  // begin_call tells that the leader starts running a user's function; it
+  // returns the token for end_call.
+  std::uint64_t begin_call() {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = ++calls_;
+    if (watcher_asleep_) watcher_.notify_one();
+    return running_;
+  }
+
+  void end_call(std::uint64_t token) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_ == token) running_ = 0;
+  }
+
+ private:
+  // kLongCall is how long the leader may run a call before another thread
+  // takes over waiting for requests.
+  static constexpr auto kLongCall = std::chrono::milliseconds(1);
+  // kLingerChecks is how many checks the watcher makes after the last
+  // call before it sleeps until the next one: no wake-up per call in a
+  // stream of calls, none at all when the pool is idle.
+  static constexpr int kLingerChecks = 200;
+  // kMaxThreads bounds the calls that run at the same time; more wait for
+  // one to end. (Python's pool runs at most 32.)
+  static constexpr int kMaxThreads = 64;
+
+  void work() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const std::uint64_t me = ++ids_;
+    ++threads_;
+    for (;;) {
+      while (leader_ != 0 && leader_ != me) {
+        ++followers_;
+        follow_.wait(lock);
+        --followers_;
+      }
+      leader_ = me;
+      lock.unlock();
+      bool more = step_();
+      lock.lock();
+      if (!more) {
+        if (leader_ == me) leader_ = 0;
+        --threads_;
+        follow_.notify_all();
+        return;
+      }
+    }
+  }
+
+  void watch() {
+    std::unique_lock<std::mutex> lock(mu_);
+    std::uint64_t last_calls = calls_;
+    int quiet = 0;
+    for (;;) {
+      if (running_ == 0 && quiet >= kLingerChecks) {
+        watcher_asleep_ = true;
+        watcher_.wait(lock, [this] { return running_ != 0; });
+        watcher_asleep_ = false;
+      }
+      std::uint64_t seen = running_;
+      watcher_.wait_for(lock, kLongCall);
+      quiet = calls_ == last_calls && running_ == 0 ? quiet + 1 : 0;
+      last_calls = calls_;
+      if (seen == 0 || running_ != seen) continue;
+      // The leader has been running the same call for kLongCall.
+      running_ = 0;
+      leader_ = 0;
+      if (followers_ > 0) {
+        follow_.notify_one();
+      } else if (threads_ < kMaxThreads) {
+        start_thread();
+      }
+    }
+  }
+
+  // start_thread starts another worker. When the system has no thread to
+  // give, the next request waits for a running call to end instead.
+  void start_thread() {
+    try {
+      std::thread([this] { work(); }).detach();
+    } catch (const std::system_error&) {
+    }
+  }
+
+  Step step_;
+  std::mutex mu_;
+  std::condition_variable follow_;   // followers wait here to lead
+  std::condition_variable watcher_;  // the watcher sleeps here
+  std::uint64_t leader_ = 0;         // the thread waiting for requests, or 0
+  std::uint64_t ids_ = 0;
+  std::uint64_t calls_ = 0;    // calls begun so far
+  std::uint64_t running_ = 0;  // the call the leader runs, or 0
+  int threads_ = 0;
+  int followers_ = 0;
+  bool watcher_asleep_ = false;
+};
+
+// Server serves every method through one generic service on one
+// completion queue. (gRPC's own health service would start the callback
+// API's polling threads, which compete for every request: they doubled
+// the cost of a call.)
+class Server {
+ public:
+  explicit Server(std::vector<Function> functions)
+      : pool_(std::move(functions)), workers_([this] { return step(); }) {}
+
+  // start listens on socket; false when it cannot.
+  bool start(const std::string& socket) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("unix:" + socket, grpc::InsecureServerCredentials());
+    // A value is one message, and a list of a million numbers is already
+    // 9 MB, past gRPC's default limit of 4 MB.
+    builder.SetMaxReceiveMessageSize(-1);
+    builder.SetMaxSendMessageSize(-1);
+    builder.RegisterAsyncGenericService(&service_);
+    queue_ = builder.AddCompletionQueue();
+    server_ = builder.BuildAndStart();
+    if (server_ == nullptr) return false;
+    accept();
+    return true;
+  }
+
+  // run serves requests until the pool exits.
+  void run() { workers_.run(); }
+
+ private:
+  // Rpc is one call of any method, from its arrival to its answer.
+  class Rpc {
+   public:
+    explicit Rpc(Server* server) : server_(server), stream_(&context_) {
+      server_->service_.RequestCall(&context_, &stream_, server_->queue_.get(), server_->queue_.get(), this);
+    }
+
+    void proceed(bool ok) {
+      switch (state_) {
+        case State::kArriving:
+          if (!ok) {  // the server is stopping
+            delete this;
+            return;
+          }
+          server_->accept();
+          arrived();
+          return;
+        case State::kReading:
+          if (!ok) {
+            finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
+            return;
+          }
+          answer();
+          return;
+        case State::kFinishing:
+          delete this;
+          return;
+      }
+    }
+
+   private:
+    enum class State { kArriving, kReading, kFinishing };
+
+    void arrived() {
+      const std::string& method = context_.method();
+      if (method == kCall || method == kHealthCheck || method == kShutdown) {
+        state_ = State::kReading;
+        stream_.Read(&request_, this);
+        return;
+      }
+      finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "a nexus pool does not serve " + method));
+    }
+
+    void answer() {
+      const std::string& method = context_.method();
+      grpc::Slice single;
+      std::string storage;
+      std::string_view request = bytes_of(request_, single, storage);
+      if (method == kCall) {
+        std::uint64_t token = server_->workers_.begin_call();
+        grpc::ByteBuffer result = server_->pool_.call(request);
+        server_->workers_.end_call(token);
+        reply(result);
+      } else if (method == kHealthCheck) {
+        std::string service;
+        wire::fields(request.data(), request.size(), [&](const wire::Field& f) {
+          if (f.number == 1) service.assign(f.data, f.size);
+        });
+        if (service.empty() || service == "plugin") {
+          grpc::Slice serving(wire::kServing);
+          reply(grpc::ByteBuffer(&serving, 1));
+        } else {
+          finish(grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown service " + service));
+        }
+      } else {  // kShutdown
+        std::thread([] {
+          std::this_thread::sleep_for(kExitDelay);
+          exit_now(0);
+        }).detach();
+        reply(grpc::ByteBuffer());  // plugin.Empty
+      }
+    }
+
+    void reply(const grpc::ByteBuffer& message) {
+      state_ = State::kFinishing;
+      stream_.WriteAndFinish(message, grpc::WriteOptions(), grpc::Status::OK, this);
+    }
+
+    void finish(const grpc::Status& status) {
+      state_ = State::kFinishing;
+      stream_.Finish(status, this);
+    }
+
+    Server* server_;
+    grpc::GenericServerContext context_;
+    grpc::GenericServerAsyncReaderWriter stream_;
+    grpc::ByteBuffer request_;
+    State state_ = State::kArriving;
+  };
+
+  // accept waits for the next call.
+  void accept() { new Rpc(this); }
+
+  // step handles one event of the completion queue.
+  bool step() {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!queue_->Next(&tag, &ok)) return false;
+    static_cast<Rpc*>(tag)->proceed(ok);
+    return true;
+  }
+
+  Pool pool_;
+  Workers workers_;
+  grpc::AsyncGenericService service_;
+  std::unique_ptr<grpc::ServerCompletionQueue> queue_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+}  // namespace
+
+int serve(std::vector<Function> functions) {
+  if (!started_by_nexus()) return 1;
+  if (handshake_fd < 0) {
+    std::cerr << "nexus C++ pool: standard output is closed; cannot answer the nexus\n";
+    return 1;
+  }
+  // Abseil, which gRPC locks with, checks every lock for deadlocks in
+  // Debian's build; that is a fifth of the cost of a call.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  socket_file = socket_path();
+  if (socket_file.empty()) {
+    std::cerr << "nexus C++ pool: cannot make a folder for its socket: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  // Never destroyed: the pool ends with _Exit while gRPC still runs.
+  auto* server = new Server(std::move(functions));
+  if (!server->start(socket_file)) {
+    std::cerr << "nexus C++ pool: cannot listen on " << socket_file << "\n";
+    if (!own_folder.empty()) rmdir(own_folder.c_str());
+    return 1;
+  }
+  std::string line = std::to_string(kCoreProtocolVersion) + "|" + std::to_string(kAppProtocolVersion) + "|unix|" +
+                     socket_file + "|grpc\n";
+  bool ok = write_all(handshake_fd, line);
+  close(handshake_fd);
+  handshake_fd = -1;
+  if (!ok) {
+    std::cerr << "nexus C++ pool: cannot write the handshake: " << std::strerror(errno) << "\n";
+    exit_now(1);
+  }
+  server->run();
+  exit_now(0);
+}
+
+}  // namespace nexus
