@@ -1,6 +1,7 @@
 package python
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
+	runtime "github.com/nexus-run/nexus/pools/python"
 )
 
 func TestWrite(t *testing.T) {
@@ -53,14 +55,18 @@ nexus_pool.run(
 	if string(script) != want {
 		t.Errorf("pool.py:\n%s\nwant:\n%s", script, want)
 	}
-	for _, f := range []string{"__init__.py", "wire.py", "convert.py", "plugin.py", "service.py", "load.py"} {
-		if _, err := os.Stat(filepath.Join(build, "pools", "py", "nexus_pool", f)); err != nil {
+	files, err := fs.Glob(runtime.FS, runtime.Package+"/*.py")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("runtime files: %v %v", files, err)
+	}
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(build, "pools", "py", filepath.FromSlash(f))); err != nil {
 			t.Errorf("runtime file missing: %v", err)
 		}
 	}
 	if _, err := exec.LookPath(Interpreter); err == nil {
 		compiled, _ := filepath.Glob(filepath.Join(build, "pools", "py", "nexus_pool", "__pycache__", "*.pyc"))
-		if len(compiled) != 6 {
+		if len(compiled) != len(files) {
 			t.Errorf("runtime not precompiled: %v", compiled)
 		}
 	}

@@ -50,6 +50,10 @@ const (
 	// read to its end, for output of processes that escaped the pool's
 	// process group and keep its pipes open.
 	drainWait = 250 * time.Millisecond
+	// receiveWindow is how much a pool may send before the nexus acknowledges
+	// it: the most gRPC's bandwidth-delay estimation would grow the window
+	// to, so large values flow as fast as with it.
+	receiveWindow = 16 << 20
 )
 
 // instance is one run of a pool: its process, go-plugin client and gRPC
@@ -94,12 +98,19 @@ func newInstance(sp *supervised) *instance {
 		StartTimeout:     sp.sup.opts.StartTimeout,
 		Stderr:           inst.sink,
 		Logger:           quietLogger,
-		// A value is one message, and a list of a million floats is
-		// already 9 MB, past gRPC's default limit of 4 MB.
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(math.MaxInt32),
-			grpc.MaxCallSendMsgSize(math.MaxInt32),
-		)},
+		GRPCDialOptions: []grpc.DialOption{
+			// A value is one message, and a list of a million floats is
+			// already 9 MB, past gRPC's default limit of 4 MB.
+			grpc.WithDefaultCallOptions(
+				grpc.MaxCallRecvMsgSize(math.MaxInt32),
+				grpc.MaxCallSendMsgSize(math.MaxInt32),
+			),
+			// Fixed flow control windows turn off gRPC's bandwidth-delay
+			// estimation, which pings the pool on most replies and so
+			// costs each call an extra write and wake-up at both ends.
+			grpc.WithInitialWindowSize(receiveWindow),
+			grpc.WithInitialConnWindowSize(receiveWindow),
+		},
 	})
 	return inst
 }

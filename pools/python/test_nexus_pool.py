@@ -1,11 +1,19 @@
-"""Unit tests of the nexus_pool runtime's pure parts: the hand-written
-protobuf encoding and the type-driven conversions. Run with
-``python3 -m unittest test_nexus_pool`` in this folder (go test does)."""
+"""Unit tests of the nexus_pool runtime: the hand-written protobuf
+encoding, the type-driven conversions, and both gRPC servers over a real
+socket. Run with ``python3 -m unittest test_nexus_pool`` in this folder (go
+test does)."""
 
 import dataclasses
+import os
+import shutil
+import tempfile
+import threading
 import unittest
+from typing import Any, Callable
 
-from nexus_pool import convert, service, wire
+import grpc
+
+from nexus_pool import convert, server, service, wire
 
 
 class Wire(unittest.TestCase):
@@ -100,6 +108,106 @@ class Describe(unittest.TestCase):
         self.assertEqual(first, "ValueError: bad input")
         self.assertIn("Traceback (most recent call last)", rest)
         self.assertIn("in user_code", rest)
+
+
+# Raised by the "fail" method of the servers under test.
+class Broken(Exception):
+    pass
+
+
+class ServerCases:
+    """Cases both servers pass: a subclass says how to start one."""
+
+    def start(self, methods: dict, address: str, options: list, ready: Callable[[], None]) -> None:
+        raise NotImplementedError
+
+    def setUp(self) -> None:
+        folder = tempfile.mkdtemp(prefix="nexus-server-test-")
+        self.addCleanup(shutil.rmtree, folder)
+        address = "unix:" + os.path.join(folder, "pool.sock")
+        self.release = threading.Event()
+        self.addCleanup(self.release.set)
+        self.barrier = threading.Barrier(8)
+
+        def fail(_: bytes) -> bytes:
+            raise Broken("bad state")
+
+        def wait(_: bytes) -> bytes:
+            self.release.wait(10)
+            return b"released"
+
+        def gather(_: bytes) -> bytes:
+            # Only returns once 8 calls run at once.
+            self.barrier.wait(10)
+            return b"gathered"
+
+        def abort(_: bytes) -> bytes:
+            raise server.Abort(server.NOT_FOUND, "no such thing")
+
+        methods = {
+            "/test.S/Reverse": lambda request: request[::-1],
+            "/test.S/Fail": fail,
+            "/test.S/Wait": wait,
+            "/test.S/Gather": gather,
+            "/test.S/Abort": abort,
+        }
+        # Lifting gRPC's default limit of 4 MB, as the pool does.
+        large = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
+        ready = threading.Event()
+        threading.Thread(target=self.start, args=(methods, address, large, ready.set), daemon=True).start()
+        if not ready.wait(10):
+            raise RuntimeError("the server did not start")
+        self.channel = grpc.insecure_channel(address, options=large)
+        self.addCleanup(self.channel.close)
+
+    def method(self, name: str) -> Any:
+        return self.channel.unary_unary("/test.S/" + name)
+
+    def test_reply(self) -> None:
+        self.assertEqual(self.method("Reverse")(b"abc", timeout=10), b"cba")
+        self.assertEqual(self.method("Reverse")(b"", timeout=10), b"")
+
+    def test_large_messages(self) -> None:
+        data = bytes(range(256)) * 40_000
+        self.assertEqual(self.method("Reverse")(data, timeout=30), data[::-1])
+
+    def test_statuses(self) -> None:
+        cases = [
+            ("Abort", grpc.StatusCode.NOT_FOUND, "no such thing"),
+            ("Fail", grpc.StatusCode.UNKNOWN, "bad state"),
+            ("Missing", grpc.StatusCode.UNIMPLEMENTED, ""),
+        ]
+        for name, code, details in cases:
+            with self.subTest(name), self.assertRaises(grpc.RpcError) as caught:
+                self.method(name)(b"", timeout=10)
+            self.assertEqual(caught.exception.code(), code)
+            self.assertIn(details, caught.exception.details())
+
+    def test_slow_call_does_not_hold_up_others(self) -> None:
+        slow = self.method("Wait").future(b"", timeout=20)
+        for _ in range(3):
+            self.assertEqual(self.method("Reverse")(b"ab", timeout=5), b"ba")
+        self.assertFalse(slow.done())
+        self.release.set()
+        self.assertEqual(slow.result(), b"released")
+
+    def test_calls_run_at_once(self) -> None:
+        calls = [self.method("Gather").future(b"", timeout=20) for _ in range(8)]
+        self.assertEqual([c.result() for c in calls], [b"gathered"] * 8)
+
+
+class CoreServer(ServerCases, unittest.TestCase):
+    def start(self, methods: dict, address: str, options: list, ready: Callable[[], None]) -> None:
+        # Constructed directly, not through serve, which would fall back
+        # to grpc.server silently if grpcio's core bindings had changed.
+        core = server.CoreServer(methods, address, options)
+        ready()
+        core.serve()
+
+
+class GrpcServer(ServerCases, unittest.TestCase):
+    def start(self, methods: dict, address: str, options: list, ready: Callable[[], None]) -> None:
+        server.serve_with_grpc(grpc, methods, address, options, ready)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """nexus_pool: the runtime of nexus's Python pools.
 
 A generated pool.py describes the functions a program sources from Python
-and calls run(); everything else is here. The pool is a gRPC server that
-speaks hashicorp/go-plugin's protocol (plugin.py), serves the
-nexus.pool.Pool service (service.py) over hand-encoded protobuf messages
-(wire.py), and converts values by type (convert.py).
+and calls run(); everything else is here. The pool is a gRPC server
+(server.py) that speaks hashicorp/go-plugin's protocol (plugin.py), serves
+the nexus.pool.Pool service (service.py) over hand-encoded protobuf
+messages (wire.py), and converts values by type (convert.py).
 
 Dependencies: the standard library, grpcio and msgpack. Nothing else is
 imported, and nothing heavy, since a command line run pays the pool's
@@ -42,28 +42,18 @@ def run(
             "install them with: python3 -m pip install grpcio msgpack\n"
         )
         sys.exit(1)
-    from . import load, service
+    from . import load, server, service
 
     table = load.functions(modules, records, functions)
     socket = plugin.socket_path()
+    methods = {"/nexus.pool.Pool/Call": service.Pool(table).call, **plugin.methods(socket)}
     # The nexus sends and receives whole values in one message; gRPC's
     # default 4 MB limit is hit by a list of a million floats.
     options = [
         ("grpc.max_send_message_length", -1),
         ("grpc.max_receive_message_length", -1),
     ]
-    from concurrent.futures import ThreadPoolExecutor
-
-    # Calls run concurrently, each in a thread of the executor (its default
-    # size: the CPU count plus four, at most 32); more wait their turn.
-    server = grpc.server(
-        ThreadPoolExecutor(thread_name_prefix="nexus-call"),
-        handlers=[service.handler(grpc, service.Pool(table))]
-        + plugin.handlers(grpc, socket),
-        options=options,
+    server.serve(
+        grpc, methods, "unix:" + socket, options, lambda: plugin.handshake(handshake_fd, socket)
     )
-    server.add_insecure_port("unix:" + socket)
-    server.start()
-    plugin.handshake(handshake_fd, socket)
-    server.wait_for_termination()
     os._exit(0)

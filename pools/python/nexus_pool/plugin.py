@@ -21,9 +21,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any
 
-from . import wire
+from . import server, wire
 
 # Must match the nexus's handshake (nexus/pool): go-plugin's magic cookie,
 # which only tells "started by the nexus" from "run by hand".
@@ -92,43 +91,23 @@ def handshake(fd: int, socket: str) -> None:
     os.close(fd)
 
 
-def handlers(grpc: Any, socket: str) -> list:
-    """The generic handlers of go-plugin's services."""
+def methods(socket: str) -> dict[str, server.Method]:
+    """go-plugin's methods the pool serves, by full name."""
 
-    def check(service: str, context: Any) -> int:
+    def check(request: bytes) -> bytes:
+        service = wire.decode_health_request(request)
         if service not in ("", "plugin"):
-            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown service {service!r}")
-        return wire.SERVING
+            raise server.Abort(server.NOT_FOUND, f"unknown service {service!r}")
+        return wire.encode_health_response(wire.SERVING)
 
-    def shutdown(_: bytes, context: Any) -> bytes:
+    def shutdown(_: bytes) -> bytes:
         threading.Thread(target=_exit_soon, args=(socket,), daemon=True).start()
-        return wire.EMPTY
+        return wire.EMPTY  # plugin.Empty
 
-    return [
-        grpc.method_handlers_generic_handler(
-            "grpc.health.v1.Health",
-            {
-                "Check": grpc.unary_unary_rpc_method_handler(
-                    check,
-                    request_deserializer=wire.decode_health_request,
-                    response_serializer=wire.encode_health_response,
-                )
-            },
-        ),
-        grpc.method_handlers_generic_handler(
-            "plugin.GRPCController",
-            {
-                # plugin.Empty both ways: nothing to decode or encode.
-                "Shutdown": grpc.unary_unary_rpc_method_handler(
-                    shutdown, request_deserializer=_same, response_serializer=_same
-                )
-            },
-        ),
-    ]
-
-
-def _same(b: bytes) -> bytes:
-    return b
+    return {
+        "/grpc.health.v1.Health/Check": check,
+        "/plugin.GRPCController/Shutdown": shutdown,
+    }
 
 
 def _exit_soon(socket: str) -> None:

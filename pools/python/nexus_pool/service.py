@@ -9,11 +9,11 @@ pool down.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import msgpack
 
-from . import convert, wire
+from . import convert, server, wire
 
 
 class Entry(NamedTuple):
@@ -27,49 +27,54 @@ class Entry(NamedTuple):
 
 
 class Pool:
-    """The Call handler over a table of functions."""
+    """The Call method over a table of functions."""
 
     def __init__(self, table: Mapping[int, Entry]) -> None:
-        self.table = table
+        self._runs = {fid: _runner(entry) for fid, entry in table.items()}
 
-    def call(self, request: Tuple[int, memoryview], context: Any) -> Reply:
-        fid, args = request
-        entry = self.table.get(fid)
-        if entry is None:
-            return Reply(
+    def call(self, request: bytes) -> bytes:
+        """nexus.pool.Pool/Call: a CallRequest in, a CallReply out."""
+        try:
+            fid, args = wire.decode_call_request(request)
+        except ValueError as e:
+            raise server.Abort(server.INTERNAL, f"malformed CallRequest: {e}") from None
+        run = self._runs.get(fid)
+        if run is None:
+            return wire.encode_call_reply(
                 error=f"this Python pool has no function with id {fid}; "
                 "rebuild the program with `nexus make`"
             )
         try:
-            return Reply(result=run(entry, args))
+            return wire.encode_call_reply(result=run(args))
         except BaseException as e:  # SystemExit too: a call must not end the pool
-            return Reply(error=describe(e))
+            return wire.encode_call_reply(error=describe(e))
 
 
-class Reply(NamedTuple):
-    """A CallReply: the msgpack result, or the error."""
+def _runner(entry: Entry) -> Callable[[memoryview], bytes]:
+    """Returns the function that unpacks the arguments, calls entry's
+    function and packs its result. What can be decided once is decided
+    here: most functions take and return plain values, and their calls
+    then convert nothing."""
+    fn = entry.fn
+    arity = len(entry.args)
+    hook = convert.pairs_to_dict if entry.pairs else None
+    converters = entry.args if any(c is not None for c in entry.args) else None
+    result_converter = entry.result
 
-    result: bytes = b""
-    error: str = ""
+    def run(args: memoryview) -> bytes:
+        argv = msgpack.unpackb(args, raw=False, strict_map_key=False, object_pairs_hook=hook)
+        if len(argv) != arity:
+            raise TypeError(
+                f"{entry.name} takes {arity} arguments, the nexus sent {len(argv)}"
+            )
+        if converters is not None:
+            argv = [a if c is None else c(a) for c, a in zip(converters, argv)]
+        result = fn(*argv)
+        if result_converter is not None:
+            result = result_converter(result)
+        return msgpack.packb(result, use_bin_type=True, default=convert.plain)
 
-
-def run(entry: Entry, args: memoryview) -> bytes:
-    """Unpacks the arguments, calls the function and packs its result."""
-    hook: Optional[Callable[[list], dict]] = (
-        convert.pairs_to_dict if entry.pairs else None
-    )
-    argv = msgpack.unpackb(
-        args, raw=False, strict_map_key=False, object_pairs_hook=hook
-    )
-    if len(argv) != len(entry.args):
-        raise TypeError(
-            f"{entry.name} takes {len(entry.args)} arguments, the nexus sent {len(argv)}"
-        )
-    argv = [a if c is None else c(a) for c, a in zip(entry.args, argv)]
-    result = entry.fn(*argv)
-    if entry.result is not None:
-        result = entry.result(result)
-    return msgpack.packb(result, use_bin_type=True, default=convert.plain)
+    return run
 
 
 def describe(e: BaseException) -> str:
@@ -85,21 +90,3 @@ def describe(e: BaseException) -> str:
 
 def _ours(tb: Any) -> bool:
     return tb.tb_frame.f_code.co_filename == __file__
-
-
-def handler(grpc: Any, pool: Pool) -> Any:
-    """The generic handler of nexus.pool.Pool."""
-    return grpc.method_handlers_generic_handler(
-        "nexus.pool.Pool",
-        {
-            "Call": grpc.unary_unary_rpc_method_handler(
-                pool.call,
-                request_deserializer=wire.decode_call_request,
-                response_serializer=_encode_reply,
-            )
-        },
-    )
-
-
-def _encode_reply(reply: Reply) -> bytes:
-    return wire.encode_call_reply(reply.result, reply.error)
