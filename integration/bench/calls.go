@@ -67,6 +67,11 @@ func benchCalls(nexus string, langs []string, calls int) error {
 		}
 		fmt.Println(row)
 	}
+	raw, err := rawRoundTrip(calls)
+	if err != nil {
+		return fmt.Errorf("raw gRPC baseline: %w", err)
+	}
+	fmt.Printf("| raw gRPC, Go to Go over a Unix socket (no nexus) | %s | %s | | | |\n", us(median(raw)), us(percentile(raw, 0.99)))
 	fmt.Printf("| msgpack alone (Go encode + decode) | | | %s | %.0f MB/s | 1 |\n", ms(floor), mbps(payload, floor))
 	fmt.Printf("\ngoals: C++ and Go round trip under 100 µs median, Python under 300 µs; throughput at least 1/3 of the floor\n")
 	return nil

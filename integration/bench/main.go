@@ -30,7 +30,15 @@ func main() {
 	calls := flag.Int("calls", 2000, "trivial calls into each pool")
 	langs := flag.String("langs", "py,cpp,go", "pools to measure in the call benchmark")
 	only := flag.String("only", "", "run only one benchmark: startup or calls")
+	rawSocket := flag.String("serve-raw", "", "internal: serve the raw gRPC baseline on this socket")
 	flag.Parse()
+	if *rawSocket != "" {
+		if err := serveRaw(*rawSocket); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	nexusPath, err := filepath.Abs(*nexus)
 	if err == nil && *only != "calls" {
 		err = benchStartup(nexusPath, *runs)
