@@ -1,7 +1,6 @@
 package cpp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/nexus/pool/pooltest"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -80,65 +81,6 @@ func tryProgram(t testing.TB, header, besideCpp string, fns ...fn) (*manifest.Ma
 	return m, nil
 }
 
-// syncBuffer is a bytes.Buffer safe for the supervisor's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// supervise starts a supervisor on m whose stderr is captured, closed when
-// the test ends.
-func supervise(t testing.TB, m *manifest.Manifest) (*pool.Supervisor, *syncBuffer) {
-	t.Helper()
-	stderr := &syncBuffer{}
-	tmp, err := os.MkdirTemp("", "nexus-cpp-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := pool.New(m, pool.Options{Stderr: stderr, TempDir: tmp})
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		entries, _ := os.ReadDir(tmp)
-		for _, e := range entries {
-			t.Errorf("left in the temp folder after Close: %s", e.Name())
-		}
-		os.RemoveAll(tmp)
-	})
-	return s, stderr
-}
-
-func call(t testing.TB, s *pool.Supervisor, m *manifest.Manifest, id int, args ...any) (any, error) {
-	t.Helper()
-	f := &m.Functions[id]
-	data, err := types.EncodeArgs(f.Args, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Call(context.Background(), f, data)
-	if err != nil {
-		return nil, err
-	}
-	v, err := types.DecodeMsgpackBytes(f.Return, res)
-	if err != nil {
-		t.Fatalf("decode result of %s: %v", f.Name, err)
-	}
-	return v, nil
-}
-
 var point = &types.Type{Kind: types.Record, Name: "Point", Langs: map[string]string{"cpp": "geo::point"},
 	Fields: []types.Field{
 		{Name: "x", Type: types.RealType},
@@ -198,10 +140,10 @@ func TestRoundTripTypes(t *testing.T) {
 		fns = append(fns, fn{source: c.source, args: []*types.Type{c.typ}, ret: c.typ})
 	}
 	m := program(t, identities, "", fns...)
-	s, _ := supervise(t, m)
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := call(t, s, m, i, c.in)
+			got, err := pooltest.Call(t, s, m, i, c.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,9 +174,9 @@ inline int64_t pid() { return getpid(); }
 		fn{"checked", []*types.Type{types.RealType}, types.RealType},
 		fn{"crash", []*types.Type{types.IntType}, types.IntType},
 		fn{"pid", []*types.Type{types.UnitType}, types.IntType})
-	s, _ := supervise(t, m)
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 
-	_, err := call(t, s, m, 0, -1.0)
+	_, err := pooltest.Call(t, s, m, 0, -1.0)
 	var fe *pool.FunctionError
 	if !errors.As(err, &fe) {
 		t.Fatalf("got %v, want a FunctionError", err)
@@ -244,7 +186,7 @@ inline int64_t pid() { return getpid(); }
 			t.Errorf("message lacks %q:\n%s", want, fe.Message)
 		}
 	}
-	if got, err := call(t, s, m, 0, 2.0); err != nil || got != 2.0 {
+	if got, err := pooltest.Call(t, s, m, 0, 2.0); err != nil || got != 2.0 {
 		t.Errorf("after the exception: got %v, %v", got, err)
 	}
 
@@ -255,16 +197,16 @@ inline int64_t pid() { return getpid(); }
 		{1, "c++ pool died while running crash (killed by signal SIGSEGV)"},
 		{2, "c++ pool died while running crash (killed by signal SIGABRT"},
 	} {
-		before, err := call(t, s, m, 2, nil)
+		before, err := pooltest.Call(t, s, m, 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = call(t, s, m, 1, c.how)
+		_, err = pooltest.Call(t, s, m, 1, c.how)
 		var died *pool.DiedError
 		if !errors.As(err, &died) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Fatalf("got %v, want %q", err, c.want)
 		}
-		after, err := call(t, s, m, 2, nil)
+		after, err := pooltest.Call(t, s, m, 2, nil)
 		if err != nil {
 			t.Fatalf("call after the crash: %v", err)
 		}
@@ -289,8 +231,8 @@ inline std::string shout(const std::string& s) {
   return s + "!";
 }
 `, "", fn{"shout", []*types.Type{types.StrType}, types.StrType})
-	s, stderr := supervise(t, m)
-	got, err := call(t, s, m, 0, "hey")
+	s, stderr := pooltest.Supervise(t, m, pool.Options{})
+	got, err := pooltest.Call(t, s, m, 0, "hey")
 	if err != nil || got != "hey!" {
 		t.Fatalf("got %v, %v", got, err)
 	}
@@ -314,8 +256,8 @@ func TestConcurrentCalls(t *testing.T) {
 #include <thread>
 inline long nap(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); return ms; }
 `, "", fn{"nap", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m)
-	if _, err := call(t, s, m, 0, int64(0)); err != nil { // starts the pool
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	if _, err := pooltest.Call(t, s, m, 0, int64(0)); err != nil { // starts the pool
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -324,7 +266,7 @@ inline long nap(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if got, err := call(t, s, m, 0, int64(200)); err != nil || got != int64(200) {
+			if got, err := pooltest.Call(t, s, m, 0, int64(200)); err != nil || got != int64(200) {
 				t.Errorf("got %v, %v", got, err)
 			}
 		}()
@@ -339,13 +281,13 @@ inline long nap(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if _, err := call(t, s, m, 0, int64(3000)); err != nil {
+		if _, err := pooltest.Call(t, s, m, 0, int64(3000)); err != nil {
 			t.Error(err)
 		}
 	}()
 	time.Sleep(100 * time.Millisecond)
 	start = time.Now()
-	if _, err := call(t, s, m, 0, int64(1)); err != nil {
+	if _, err := pooltest.Call(t, s, m, 0, int64(1)); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -365,7 +307,7 @@ func latencies(ds []time.Duration) (time.Duration, time.Duration) {
 func BenchmarkIntCall(b *testing.B) {
 	m := program(b, "#pragma once\ninline long inc(long x) { return x + 1; }\n",
 		"", fn{"inc", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(b, m)
+	s, _ := pooltest.Supervise(b, m, pool.Options{})
 	f := &m.Functions[0]
 	args, _ := types.EncodeArgs(f.Args, []any{int64(41)})
 	ctx := context.Background()
@@ -394,7 +336,7 @@ func BenchmarkIntCall(b *testing.B) {
 func BenchmarkRealList(b *testing.B) {
 	m := program(b, "#pragma once\n#include <vector>\ninline std::vector<double> same(std::vector<double> xs) { return xs; }\n",
 		"", fn{"same", []*types.Type{types.ListOf(types.RealType)}, types.ListOf(types.RealType)})
-	s, _ := supervise(b, m)
+	s, _ := pooltest.Supervise(b, m, pool.Options{})
 	f := &m.Functions[0]
 	xs := make([]float64, 1_000_000)
 	for i := range xs {

@@ -2,7 +2,6 @@ package pool_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/nexus/pool/pooltest"
 
 	"github.com/nexus-run/nexus/codegen/python"
 	"github.com/nexus-run/nexus/manifest"
@@ -95,120 +96,6 @@ func program(t *testing.T, module string, fns ...fn) *manifest.Manifest {
 	return m
 }
 
-// syncBuffer is a bytes.Buffer safe for the supervisor's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// supervise starts a supervisor on m whose stderr and temp folder are
-// captured, closed (and checked for leftovers) when the test ends.
-func supervise(t *testing.T, m *manifest.Manifest, opts pool.Options) (*pool.Supervisor, *syncBuffer) {
-	t.Helper()
-	stderr := &syncBuffer{}
-	if opts.Stderr == nil {
-		opts.Stderr = stderr
-	}
-	tmp := socketTemp(t)
-	opts.TempDir = tmp
-	s := pool.New(m, opts)
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		assertNoLeftovers(t, tmp)
-	})
-	return s, stderr
-}
-
-// socketTemp returns a temporary folder short enough for the pools'
-// sockets, removed when the test ends.
-func socketTemp(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "nexus-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
-func call(t *testing.T, s *pool.Supervisor, m *manifest.Manifest, id int, args ...any) (any, error) {
-	t.Helper()
-	f := &m.Functions[id]
-	data, err := types.EncodeArgs(f.Args, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Call(context.Background(), f, data)
-	if err != nil {
-		return nil, err
-	}
-	v, err := types.DecodeMsgpackBytes(f.Return, res)
-	if err != nil {
-		t.Fatalf("decode result of %s: %v", f.Name, err)
-	}
-	return v, nil
-}
-
-// assertNoLeftovers checks that no child process of the test is left and
-// the supervisor's temp folder is empty.
-func assertNoLeftovers(t *testing.T, tmp string) {
-	t.Helper()
-	if kids := children(); len(kids) > 0 {
-		t.Errorf("processes left after Close: %v", kids)
-	}
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		t.Errorf("left in the temp folder after Close: %s", e.Name())
-	}
-}
-
-// children lists the live processes whose parent is this test process or
-// whose process group is led by one of its former children (what a pool
-// started), as "pid command".
-func children() []string {
-	self := os.Getpid()
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var kids []string
-	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...
-		s := string(data)
-		close := strings.LastIndexByte(s, ')')
-		if close < 0 {
-			continue
-		}
-		fields := strings.Fields(s[close+2:])
-		if len(fields) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		if ppid == self && fields[0] != "Z" {
-			kids = append(kids, filepath.Base(d)+" "+s[strings.IndexByte(s, '(')+1:close])
-		}
-	}
-	return kids
-}
-
 func TestRoundTripTypes(t *testing.T) {
 	point := &types.Type{Kind: types.Record, Name: "Point", Fields: []types.Field{
 		{Name: "x", Type: types.RealType}, {Name: "label", Type: types.OptionalOf(types.StrType)},
@@ -242,10 +129,10 @@ func TestRoundTripTypes(t *testing.T) {
 		fns = append(fns, fn{source: "same", args: []*types.Type{c.typ}, ret: c.typ})
 	}
 	m := program(t, "def same(x):\n    return x\n", fns...)
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := call(t, s, m, i, c.in)
+			got, err := pooltest.Call(t, s, m, i, c.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,8 +151,8 @@ def divide(a, b):
 def helper(a, b):
     return a // b
 `, fn{"divide", []*types.Type{types.IntType, types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{})
-	_, err := call(t, s, m, 0, int64(1), int64(0))
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	_, err := pooltest.Call(t, s, m, 0, int64(1), int64(0))
 	var fe *pool.FunctionError
 	if !errors.As(err, &fe) {
 		t.Fatalf("got %v, want a FunctionError", err)
@@ -279,7 +166,7 @@ def helper(a, b):
 		t.Errorf("got pool %q function %q", fe.Pool, fe.Function)
 	}
 	// The pool survives.
-	if got, err := call(t, s, m, 0, int64(7), int64(2)); err != nil || got != int64(3) {
+	if got, err := pooltest.Call(t, s, m, 0, int64(7), int64(2)); err != nil || got != int64(3) {
 		t.Errorf("after the exception: got %v, %v", got, err)
 	}
 }
@@ -295,8 +182,8 @@ def shout(x):
     sys.stdout.flush()
     return x
 `, fn{"shout", []*types.Type{types.StrType}, types.StrType})
-	s, stderr := supervise(t, m, pool.Options{})
-	got, err := call(t, s, m, 0, "hey")
+	s, stderr := pooltest.Supervise(t, m, pool.Options{})
+	got, err := pooltest.Call(t, s, m, 0, "hey")
 	if err != nil || got != "hey" {
 		t.Fatalf("got %v, %v", got, err)
 	}
@@ -328,21 +215,21 @@ def pid(x):
 `,
 		fn{"die", []*types.Type{types.StrType}, types.IntType},
 		fn{"pid", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	for _, c := range []struct{ how, want string }{
 		{"exit", "python pool died while running die (exit status 3)"},
 		{"kill", "python pool died while running die (killed by signal SIGKILL)"},
 	} {
-		before, err := call(t, s, m, 1, int64(0))
+		before, err := pooltest.Call(t, s, m, 1, int64(0))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = call(t, s, m, 0, c.how)
+		_, err = pooltest.Call(t, s, m, 0, c.how)
 		var died *pool.DiedError
 		if !errors.As(err, &died) || err.Error() != c.want {
 			t.Fatalf("got %v, want %q", err, c.want)
 		}
-		after, err := call(t, s, m, 1, int64(0))
+		after, err := pooltest.Call(t, s, m, 1, int64(0))
 		if err != nil {
 			t.Fatalf("call after the death: %v", err)
 		}
@@ -355,14 +242,14 @@ def pid(x):
 func TestRestartLoopGuard(t *testing.T) {
 	m := program(t, "import os\n\ndef die(x):\n    os._exit(1)\n",
 		fn{"die", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{MaxDeaths: 3, DeathWindow: time.Minute})
+	s, _ := pooltest.Supervise(t, m, pool.Options{MaxDeaths: 3, DeathWindow: time.Minute})
 	for i := 0; i < 3; i++ {
 		var died *pool.DiedError
-		if _, err := call(t, s, m, 0, int64(i)); !errors.As(err, &died) {
+		if _, err := pooltest.Call(t, s, m, 0, int64(i)); !errors.As(err, &died) {
 			t.Fatalf("call %d: got %v, want a DiedError", i, err)
 		}
 	}
-	_, err := call(t, s, m, 0, int64(3))
+	_, err := pooltest.Call(t, s, m, 0, int64(3))
 	t.Log(err)
 	if err == nil || !strings.Contains(err.Error(), "not starting it again") || !strings.Contains(err.Error(), "exit status 1") {
 		t.Fatalf("got %v, want the restart loop guard", err)
@@ -384,8 +271,8 @@ func TestStartErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := program(t, c.module, fn{"f", []*types.Type{types.IntType}, types.IntType})
-			s, stderr := supervise(t, m, pool.Options{})
-			_, err := call(t, s, m, 0, int64(1))
+			s, stderr := pooltest.Supervise(t, m, pool.Options{})
+			_, err := pooltest.Call(t, s, m, 0, int64(1))
 			if err == nil {
 				t.Fatal("the call succeeded")
 			}
@@ -406,8 +293,8 @@ func TestStartErrors(t *testing.T) {
 func TestMissingInterpreter(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
 	m.Pools[0].Command[0] = "no-such-python-anywhere"
-	s, _ := supervise(t, m, pool.Options{})
-	_, err := call(t, s, m, 0, int64(1))
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	_, err := pooltest.Call(t, s, m, 0, int64(1))
 	t.Log(err)
 	if err == nil || !strings.Contains(err.Error(), "no-such-python-anywhere") || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("got %v", err)
@@ -417,7 +304,7 @@ func TestMissingInterpreter(t *testing.T) {
 func TestConcurrentCalls(t *testing.T) {
 	m := program(t, "import time\n\ndef slow_square(x):\n    time.sleep(0.05)\n    return x * x\n",
 		fn{"slow_square", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -425,7 +312,7 @@ func TestConcurrentCalls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := call(t, s, m, 0, int64(i))
+			got, err := pooltest.Call(t, s, m, 0, int64(i))
 			if err == nil && got != int64(i*i) {
 				err = fmt.Errorf("slow_square(%d) = %v", i, got)
 			}
@@ -444,13 +331,13 @@ func TestConcurrentCalls(t *testing.T) {
 func TestLargeList(t *testing.T) {
 	m := program(t, "def double(xs):\n    return [2 * x for x in xs]\n",
 		fn{"double", []*types.Type{types.ListOf(types.RealType)}, types.ListOf(types.RealType)})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 1_000_000
 	in := make([]any, n)
 	for i := range in {
 		in[i] = float64(i) + 0.5
 	}
-	got, err := call(t, s, m, 0, in)
+	got, err := pooltest.Call(t, s, m, 0, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +350,7 @@ func TestLargeList(t *testing.T) {
 func TestContextCancel(t *testing.T) {
 	m := program(t, "import time\n\ndef sleep(x):\n    time.sleep(x)\n    return x\n",
 		fn{"sleep", []*types.Type{types.RealType}, types.RealType})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	if err := s.Start(context.Background(), manifest.Python); err != nil {
 		t.Fatal(err)
 	}
@@ -499,11 +386,11 @@ def spawn(x):
     return x
 `, fn{"spawn", []*types.Type{types.IntType}, types.IntType})
 	tmp := socketTemp(t)
-	s := pool.New(m, pool.Options{Stderr: &syncBuffer{}, TempDir: tmp})
-	if _, err := call(t, s, m, 0, int64(1)); err != nil {
+	s := pool.New(m, pool.Options{Stderr: &pooltest.Buffer{}, TempDir: tmp})
+	if _, err := pooltest.Call(t, s, m, 0, int64(1)); err != nil {
 		t.Fatal(err)
 	}
-	if len(children()) == 0 {
+	if len(pooltest.Children()) == 0 {
 		t.Fatal("no pool process while running")
 	}
 	// The socket lives in a private folder inside TempDir.
@@ -538,7 +425,7 @@ def spawn(x):
 			t.Errorf("processes left in the pool's process group %d: %v", g, left)
 		}
 	}
-	if _, err := call(t, s, m, 0, int64(1)); !errors.Is(err, pool.ErrClosed) {
+	if _, err := pooltest.Call(t, s, m, 0, int64(1)); !errors.Is(err, pool.ErrClosed) {
 		t.Errorf("call after Close: got %v", err)
 	}
 }
@@ -546,7 +433,7 @@ def spawn(x):
 // poolGroups returns the process groups of this process's children.
 func poolGroups() []int {
 	var groups []int
-	for _, k := range children() {
+	for _, k := range pooltest.Children() {
 		pid, _, _ := strings.Cut(k, " ")
 		if g := statField(pid, 2); g > 0 {
 			groups = append(groups, g)
@@ -591,11 +478,11 @@ func statState(pid string) string {
 
 func TestQuietPool(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
-	stderr := &syncBuffer{}
+	stderr := &pooltest.Buffer{}
 	tmp := socketTemp(t)
 	s := pool.New(m, pool.Options{Stderr: stderr, TempDir: tmp})
 	for i := 0; i < 3; i++ {
-		if _, err := call(t, s, m, 0, int64(i)); err != nil {
+		if _, err := pooltest.Call(t, s, m, 0, int64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -654,7 +541,7 @@ def walk(t):
 		fn{"row", []*types.Type{asDict}, asDict},
 		fn{"walk", []*types.Type{nested}, nested},
 	)
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	cases := []struct {
 		id       int
 		in, want any
@@ -669,7 +556,7 @@ def walk(t):
 			[]any{map[string]any{"name": "d!", "size": int64(1)}, []types.Pair{}}},
 	}
 	for _, c := range cases {
-		got, err := call(t, s, m, c.id, c.in)
+		got, err := pooltest.Call(t, s, m, c.id, c.in)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Functions[c.id].Name, err)
 		}
@@ -681,8 +568,8 @@ def walk(t):
 
 func TestWorkingFolderAndLocalImports(t *testing.T) {
 	m := program(t, "import os\n\ndef cwd(x):\n    return os.getcwd()\n", fn{"cwd", []*types.Type{types.IntType}, types.StrType})
-	s, _ := supervise(t, m, pool.Options{})
-	got, err := call(t, s, m, 0, int64(0))
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	got, err := pooltest.Call(t, s, m, 0, int64(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,14 +582,14 @@ func TestWorkingFolderAndLocalImports(t *testing.T) {
 func TestCloseDuringStart(t *testing.T) {
 	m := program(t, "import time\ntime.sleep(30)\n\ndef f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
 	tmp := socketTemp(t)
-	s := pool.New(m, pool.Options{Stderr: &syncBuffer{}, TempDir: tmp})
+	s := pool.New(m, pool.Options{Stderr: &pooltest.Buffer{}, TempDir: tmp})
 	errc := make(chan error, 1)
 	go func() {
-		_, err := call(t, s, m, 0, int64(1))
+		_, err := pooltest.Call(t, s, m, 0, int64(1))
 		errc <- err
 	}()
 	// Wait until the pool process runs.
-	for deadline := time.Now().Add(10 * time.Second); len(children()) == 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(pooltest.Children()) == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the pool did not start")
 		}
@@ -762,7 +649,7 @@ func TestPoolDiesWithNexus(t *testing.T) {
 
 func TestHealthCheck(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	if err := pool.Ping(context.Background(), s, manifest.Python); err != nil {
 		t.Fatalf("health check: %v", err)
 	}
@@ -770,7 +657,7 @@ func TestHealthCheck(t *testing.T) {
 
 func TestUnknownFunction(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	other := m.Functions[0]
 	other.ID, other.Name = 99, "ghost"
 	args, _ := types.EncodeArgs(other.Args, []any{int64(1)})
@@ -782,7 +669,7 @@ func TestUnknownFunction(t *testing.T) {
 
 func TestUnknownPool(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	err := s.Start(context.Background(), manifest.Python, manifest.Cpp)
 	if err == nil || !strings.Contains(err.Error(), "no c++ pool") {
 		t.Fatalf("got %v", err)
@@ -819,11 +706,39 @@ func TestModulesWithTheSameName(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Pools = []manifest.Pool{{Lang: manifest.Python, Command: cmd}}
-	s, _ := supervise(t, m, pool.Options{})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	for i, want := range []string{"hello from a", "hi from b"} {
-		got, err := call(t, s, m, i, int64(0))
+		got, err := pooltest.Call(t, s, m, i, int64(0))
 		if err != nil || got != want {
 			t.Errorf("%s: got %v, %v; want %q", m.Functions[i].Name, got, err, want)
 		}
+	}
+}
+
+// socketTemp returns a temporary folder short enough for the pools'
+// sockets, removed when the test ends.
+func socketTemp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "nexus-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// assertNoLeftovers checks that no child process of the test is left and
+// the supervisor's temp folder is empty.
+func assertNoLeftovers(t *testing.T, tmp string) {
+	t.Helper()
+	if kids := pooltest.Children(); len(kids) > 0 {
+		t.Errorf("processes left after Close: %v", kids)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left in the temp folder after Close: %s", e.Name())
 	}
 }

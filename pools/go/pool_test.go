@@ -1,7 +1,6 @@
 package gopool_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/nexus/pool/pooltest"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -162,68 +163,14 @@ func build(root, source string, fns []fn) (*manifest.Manifest, error) {
 	return m, m.Validate()
 }
 
-// syncBuffer is a bytes.Buffer safe for the supervisor's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// supervise starts a supervisor on m, closed when the test ends.
-func supervise(t testing.TB, m *manifest.Manifest) (*pool.Supervisor, *syncBuffer) {
-	t.Helper()
-	tmp, err := os.MkdirTemp("", "gopool-sock-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuffer{}
-	s := pool.New(m, pool.Options{Stderr: stderr, TempDir: tmp})
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		os.RemoveAll(tmp)
-	})
-	return s, stderr
-}
-
-func call(t testing.TB, s *pool.Supervisor, m *manifest.Manifest, id int, args ...any) (any, error) {
-	t.Helper()
-	f := &m.Functions[id]
-	data, err := types.EncodeArgs(f.Args, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Call(context.Background(), f, data)
-	if err != nil {
-		return nil, err
-	}
-	v, err := types.DecodeMsgpackBytes(f.Return, res)
-	if err != nil {
-		t.Fatalf("decode result of %s: %v", f.Name, err)
-	}
-	return v, nil
-}
-
 func TestPanicKeepsThePool(t *testing.T) {
 	m := program(t)
-	s, _ := supervise(t, m)
-	before, err := call(t, s, m, idPid, int64(0))
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	before, err := pooltest.Call(t, s, m, idPid, int64(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = call(t, s, m, idBoom, int64(3))
+	_, err = pooltest.Call(t, s, m, idBoom, int64(3))
 	var fe *pool.FunctionError
 	if !errors.As(err, &fe) {
 		t.Fatalf("got %v, want a FunctionError", err)
@@ -244,35 +191,35 @@ func TestPanicKeepsThePool(t *testing.T) {
 			t.Errorf("message mentions %q", unwanted)
 		}
 	}
-	after, err := call(t, s, m, idPid, int64(0))
+	after, err := pooltest.Call(t, s, m, idPid, int64(0))
 	if err != nil {
 		t.Fatalf("call after the panic: %v", err)
 	}
 	if after != before {
 		t.Errorf("the pool was restarted: pid %v, then %v", before, after)
 	}
-	if got, err := call(t, s, m, idBoom, int64(0)); err != nil || got != int64(0) {
+	if got, err := pooltest.Call(t, s, m, idBoom, int64(0)); err != nil || got != int64(0) {
 		t.Errorf("Boom(0) after the panic: %v, %v", got, err)
 	}
 }
 
 func TestReturnedError(t *testing.T) {
 	m := program(t)
-	s, _ := supervise(t, m)
-	_, err := call(t, s, m, idCheck, int64(-1))
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	_, err := pooltest.Call(t, s, m, idCheck, int64(-1))
 	var fe *pool.FunctionError
 	if !errors.As(err, &fe) || fe.Message != "negative input" {
 		t.Fatalf("got %v, want the function's error", err)
 	}
-	if got, err := call(t, s, m, idCheck, int64(4)); err != nil || got != int64(4) {
+	if got, err := pooltest.Call(t, s, m, idCheck, int64(4)); err != nil || got != int64(4) {
 		t.Errorf("Check(4): %v, %v", got, err)
 	}
 }
 
 func TestOutputGoesToStderr(t *testing.T) {
 	m := program(t)
-	s, stderr := supervise(t, m)
-	if got, err := call(t, s, m, idShout, "hey"); err != nil || got != "hey" {
+	s, stderr := pooltest.Supervise(t, m, pool.Options{})
+	if got, err := pooltest.Call(t, s, m, idShout, "hey"); err != nil || got != "hey" {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	want := []string{"printed at init\n", "println hey\n", "stdout hey\n", "stderr hey\n", "fd1 hey\n"}
@@ -292,13 +239,13 @@ func TestOutputGoesToStderr(t *testing.T) {
 
 func TestLargeList(t *testing.T) {
 	m := program(t)
-	s, _ := supervise(t, m)
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 1_000_000
 	in := make([]any, n)
 	for i := range in {
 		in[i] = float64(i) + 0.5
 	}
-	got, err := call(t, s, m, idDouble, in)
+	got, err := pooltest.Call(t, s, m, idDouble, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,14 +257,14 @@ func TestLargeList(t *testing.T) {
 
 func TestConcurrentCalls(t *testing.T) {
 	m := program(t)
-	s, _ := supervise(t, m)
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := call(t, s, m, idIdent, int64(i))
+			got, err := pooltest.Call(t, s, m, idIdent, int64(i))
 			if err == nil && got != int64(i) {
 				err = fmt.Errorf("Ident(%d) = %v", i, got)
 			}
@@ -338,7 +285,7 @@ func TestConcurrentCalls(t *testing.T) {
 // it asserts nothing about them (the benchmarks below measure properly).
 func TestRoundTripTimes(t *testing.T) {
 	m := program(t)
-	s, _ := supervise(t, m)
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	f := &m.Functions[idIdent]
 	data, _ := types.EncodeArgs(f.Args, []any{int64(7)})
 	if _, err := s.Call(context.Background(), f, data); err != nil {
@@ -376,7 +323,7 @@ func TestRoundTripTimes(t *testing.T) {
 
 func BenchmarkCallInt(b *testing.B) {
 	m := program(b)
-	s, _ := supervise(b, m)
+	s, _ := pooltest.Supervise(b, m, pool.Options{})
 	f := &m.Functions[idIdent]
 	data, _ := types.EncodeArgs(f.Args, []any{int64(7)})
 	for b.Loop() {
@@ -398,7 +345,7 @@ func millionReals() []float64 {
 // as a Go caller of the supervisor would make it: encode, call, decode.
 func BenchmarkCallMillionReals(b *testing.B) {
 	m := program(b)
-	s, _ := supervise(b, m)
+	s, _ := pooltest.Supervise(b, m, pool.Options{})
 	f := &m.Functions[idDouble]
 	xs := millionReals()
 	b.SetBytes(int64(len(xs) * 8))
