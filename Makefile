@@ -29,10 +29,12 @@ test: setup lint
 bench: setup build
 	$(GO) run ./integration/bench -nexus $(NEXUS)
 
-# Regenerates proto/*.pb.go from proto/pool.proto (needs protoc,
-# protoc-gen-go and protoc-gen-go-grpc on PATH).
-proto:
-	$(GO) generate ./proto
+# Regenerates proto/*.pb.go from proto/pool.proto, with protoc from setup
+# and the Go plugins at the versions the committed files were made with.
+proto: setup
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 \
+		google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+	PATH="$(CURDIR)/bin:$$PATH" $(GO) generate ./proto
 
 clean:
 	rm -rf bin
