@@ -32,8 +32,8 @@ bench: setup build
 # Regenerates proto/*.pb.go from proto/pool.proto, with protoc from setup
 # and the Go plugins at the versions the committed files were made with.
 proto: setup
-	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 \
-		google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 	PATH="$(CURDIR)/bin:$$PATH" $(GO) generate ./proto
 
 clean:
