@@ -13,13 +13,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/nexus-run/nexus/codegen"
 	"github.com/nexus-run/nexus/codegen/cpp"
 	"github.com/nexus-run/nexus/codegen/golang"
 	"github.com/nexus-run/nexus/codegen/python"
+	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -70,7 +70,7 @@ func Make(opts Options) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	if err := writePools(m, prog.Sources, tmp, dir); err != nil {
+	if err := writePools(m, prog.Sources, tmp); err != nil {
 		return nil, err
 	}
 	if err := m.Validate(); err != nil {
@@ -92,37 +92,25 @@ func Make(opts Options) (*Result, error) {
 	return &Result{Launcher: launcher, Dir: dir, Manifest: m, Warnings: prog.Warnings}, nil
 }
 
-// writePools generates each pool into tmp (which becomes final) and fills in
-// the pools' launch commands.
-func writePools(m *manifest.Manifest, sources map[int]string, tmp, final string) error {
-	byLang := map[string][]int{}
-	for _, f := range m.Functions {
-		byLang[f.Pool] = append(byLang[f.Pool], f.ID)
+// writePools generates each pool into tmp (the build folder to be) and
+// fills in the pools' launch commands.
+func writePools(m *manifest.Manifest, sources map[int]string, tmp string) error {
+	byLang := map[string][]sourced.Function{}
+	for i := range m.Functions {
+		f := &m.Functions[i]
+		byLang[f.Pool] = append(byLang[f.Pool], sourced.Function{Spec: f, File: sources[f.ID]})
 	}
 	for i := range m.Pools {
 		p := &m.Pools[i]
-		ids := byLang[p.Lang]
-		sort.Ints(ids)
+		dir := filepath.Join(tmp, "pools", p.Lang)
 		var err error
 		switch p.Lang {
 		case manifest.Python:
-			fns := make([]python.Function, len(ids))
-			for j, id := range ids {
-				fns[j] = python.Function{Spec: &m.Functions[id], File: sources[id]}
-			}
-			p.Command, err = python.Write(filepath.Join(tmp, "pools", "py"), tmp, fns)
+			p.Command, err = python.Write(dir, tmp, byLang[p.Lang])
 		case manifest.Cpp:
-			fns := make([]cpp.Function, len(ids))
-			for j, id := range ids {
-				fns[j] = cpp.Function{Spec: &m.Functions[id], File: sources[id]}
-			}
-			p.Command, err = cpp.Write(filepath.Join(tmp, "pools", "cpp"), tmp, fns)
+			p.Command, err = cpp.Write(dir, tmp, byLang[p.Lang])
 		case manifest.Go:
-			fns := make([]golang.Function, len(ids))
-			for j, id := range ids {
-				fns[j] = golang.Function{Spec: &m.Functions[id], File: sources[id]}
-			}
-			p.Command, err = golang.Write(filepath.Join(tmp, "pools", "go"), tmp, fns)
+			p.Command, err = golang.Write(dir, tmp, byLang[p.Lang])
 		default:
 			err = fmt.Errorf("unknown pool language %q", p.Lang)
 		}

@@ -22,15 +22,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	runtime "github.com/nexus-run/nexus/pools/cpp"
 )
 
 // Function is one sourced C++ function to serve.
-type Function struct {
-	Spec *manifest.Function // id, source name, arg and return types
-	File string             // absolute path of the user's header
-}
+type Function = sourced.Function
 
 // ExecutableName is the compiled pool's name inside its folder.
 const ExecutableName = "pool"

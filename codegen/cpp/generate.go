@@ -1,7 +1,6 @@
 package cpp
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 	runtime "github.com/nexus-run/nexus/pools/cpp"
@@ -64,25 +64,20 @@ func Source(fns []Function) ([]byte, error) {
 // signature is (the natural C++ type of each argument) and how to name the
 // function.
 func generate(fns []Function) (*source, error) {
-	if len(fns) == 0 {
-		return nil, errors.New("C++ pool without functions")
+	sorted, err := sourced.Sorted("C++", fns)
+	if err != nil {
+		return nil, err
 	}
-	sorted := append([]Function(nil), fns...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Spec.ID < sorted[j].Spec.ID })
 	g := &generator{records: map[string]*types.Type{}, owners: map[string]string{}}
 	var headers []string
 	seen := map[string]bool{}
-	for i, f := range sorted {
+	for _, f := range sorted {
 		if err := check(f); err != nil {
 			return nil, err
 		}
-		if i > 0 && sorted[i-1].Spec.ID == f.Spec.ID {
-			return nil, fmt.Errorf("C++ function id %d given twice", f.Spec.ID)
-		}
-		file := filepath.Clean(f.File)
-		if !seen[file] {
-			seen[file] = true
-			headers = append(headers, file)
+		if !seen[f.File] {
+			seen[f.File] = true
+			headers = append(headers, f.File)
 		}
 	}
 
@@ -130,19 +125,14 @@ func generate(fns []Function) (*source, error) {
 	return &source{text: []byte(w.b.String()), parts: w.parts}, nil
 }
 
-// check rejects what cannot be written into C++ source.
+// check rejects what cannot be written into C++ source, beyond what
+// sourced.Sorted checks for every pool.
 func check(f Function) error {
-	if f.Spec == nil {
-		return errors.New("C++ function without a specification")
-	}
 	if f.Spec.ID < 0 || f.Spec.ID > 1<<32-1 {
 		return fmt.Errorf("C++ function %s: id %d out of range", f.Spec.Name, f.Spec.ID)
 	}
 	if !cppName.MatchString(f.Spec.Source) {
 		return fmt.Errorf("C++ function %s: %q is not a C++ function name", f.Spec.Name, f.Spec.Source)
-	}
-	if !filepath.IsAbs(f.File) {
-		return fmt.Errorf("C++ function %s: header %q is not an absolute path", f.Spec.Name, f.File)
 	}
 	// An #include "..." cannot escape a quote or a line break.
 	if strings.ContainsAny(f.File, "\"\n\r") {
@@ -268,7 +258,7 @@ func (g *generator) record(t *types.Type) (string, error) {
 	}
 	name = qualified(name)
 	if seen, ok := g.records[name]; ok {
-		if seen != t && !sameFields(seen, t) {
+		if seen != t && !types.SameFields(seen, t) {
 			return "", fmt.Errorf("records %s and %s both map to the C++ type %s but have different fields", seen.Name, t.Name, t.Langs[manifest.Cpp])
 		}
 		return name, nil
@@ -327,18 +317,6 @@ func qualified(name string) string {
 		return name
 	}
 	return "::" + name
-}
-
-func sameFields(a, b *types.Type) bool {
-	if len(a.Fields) != len(b.Fields) {
-		return false
-	}
-	for i := range a.Fields {
-		if a.Fields[i].Name != b.Fields[i].Name || !types.Equal(a.Fields[i].Type, b.Fields[i].Type) {
-			return false
-		}
-	}
-	return true
 }
 
 // cppString writes s as a C++ string literal. Octal escapes take at most

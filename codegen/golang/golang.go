@@ -50,7 +50,6 @@
 package golang
 
 import (
-	"errors"
 	"fmt"
 	"go/format"
 	"os"
@@ -59,15 +58,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	gopool "github.com/nexus-run/nexus/pools/go"
 )
 
 // Function is one sourced Go function to serve.
-type Function struct {
-	Spec *manifest.Function
-	File string // absolute path of the user's .go file
-}
+type Function = sourced.Function
 
 // Names inside the generated module.
 const (
@@ -123,29 +120,13 @@ type module struct {
 
 // generate works out the whole module for fns.
 func generate(fns []Function) (*module, error) {
-	if len(fns) == 0 {
-		return nil, errors.New("go pool without functions")
+	sorted, err := sourced.Sorted("go", fns)
+	if err != nil {
+		return nil, err
 	}
-	for _, f := range fns {
-		if f.Spec == nil {
-			return nil, errors.New("go function without a specification")
-		}
-	}
-	sorted := append([]Function(nil), fns...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Spec.ID < sorted[j].Spec.ID })
-	var paths []string
+	paths := make([]string, len(sorted))
 	for i, f := range sorted {
-		if i > 0 && sorted[i-1].Spec.ID == f.Spec.ID {
-			return nil, fmt.Errorf("go function id %d given twice", f.Spec.ID)
-		}
-		if f.Spec.Source == "" {
-			return nil, fmt.Errorf("go function %s has no source name", f.Spec.Name)
-		}
-		if !filepath.IsAbs(f.File) {
-			return nil, fmt.Errorf("go function %s: source file %q is not an absolute path", f.Spec.Name, f.File)
-		}
-		sorted[i].File = filepath.Clean(f.File)
-		paths = append(paths, sorted[i].File)
+		paths[i] = f.File
 	}
 	pkgs, byFile, err := loadPackages(paths)
 	if err != nil {

@@ -18,16 +18,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 	runtime "github.com/nexus-run/nexus/pools/python"
 )
 
 // Function is one sourced Python function to serve.
-type Function struct {
-	Spec *manifest.Function // id, source name, arg and return types
-	File string             // absolute path of the user's .py module
-}
+type Function = sourced.Function
 
 // Interpreter is the program a Python pool runs under, looked up on PATH
 // when the pool starts.
@@ -76,31 +74,17 @@ func precompile(dir string) {
 
 // Script returns the text of pool.py for fns.
 func Script(fns []Function) ([]byte, error) {
-	if len(fns) == 0 {
-		return nil, errors.New("python pool without functions")
+	sorted, err := sourced.Sorted("python", fns)
+	if err != nil {
+		return nil, err
 	}
 	var g generator
 	g.records = map[string]*types.Type{}
 	modules := map[string]int{}
 	var paths []string
 	var table strings.Builder
-	var err error
-	sorted := append([]Function(nil), fns...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Spec.ID < sorted[j].Spec.ID })
-	for i, f := range sorted {
-		if f.Spec == nil {
-			return nil, errors.New("python function without a specification")
-		}
-		if i > 0 && sorted[i-1].Spec.ID == f.Spec.ID {
-			return nil, fmt.Errorf("python function id %d given twice", f.Spec.ID)
-		}
-		if f.Spec.Source == "" {
-			return nil, fmt.Errorf("python function %s has no source name", f.Spec.Name)
-		}
-		if !filepath.IsAbs(f.File) {
-			return nil, fmt.Errorf("python function %s: source file %q is not an absolute path", f.Spec.Name, f.File)
-		}
-		file := filepath.Clean(f.File)
+	for _, f := range sorted {
+		file := f.File
 		if !utf8.ValidString(file) {
 			return nil, fmt.Errorf("python function %s: source file %q is not valid UTF-8", f.Spec.Name, f.File)
 		}
@@ -186,7 +170,7 @@ func (g *generator) typ(t *types.Type) (string, error) {
 			return "", errors.New("record type without a name")
 		}
 		if seen, ok := g.records[t.Name]; ok {
-			if seen != t && !sameFields(seen, t) {
+			if seen != t && (seen.Langs[manifest.Python] != t.Langs[manifest.Python] || !types.SameFields(seen, t)) {
 				return "", fmt.Errorf("two different records called %s", t.Name)
 			}
 		} else {
@@ -227,18 +211,6 @@ func (g *generator) writeRecords(b *strings.Builder) error {
 		fmt.Fprintf(b, "        %s: (%s, [%s]),\n", quote(n), class, strings.Join(fields, ", "))
 	}
 	return nil
-}
-
-func sameFields(a, b *types.Type) bool {
-	if len(a.Fields) != len(b.Fields) || a.Langs[manifest.Python] != b.Langs[manifest.Python] {
-		return false
-	}
-	for i := range a.Fields {
-		if a.Fields[i].Name != b.Fields[i].Name || !types.Equal(a.Fields[i].Type, b.Fields[i].Type) {
-			return false
-		}
-	}
-	return true
 }
 
 // quote writes s as a Python string literal. For valid UTF-8, Go's quoting

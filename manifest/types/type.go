@@ -198,6 +198,21 @@ func (t *Type) Validate() error {
 	return fmt.Errorf("unknown type kind %q", t.Kind)
 }
 
+// SameFields reports whether records a and b have the same fields, in the
+// same order, of equal types: what makes two records that map to one
+// language type interchangeable.
+func SameFields(a, b *Type) bool {
+	if len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		if a.Fields[i].Name != b.Fields[i].Name || !Equal(a.Fields[i].Type, b.Fields[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
 // Equal reports whether a and b are the same type. Records are compared by
 // name, since codegen gives every record a unique name.
 func Equal(a, b *Type) bool {
