@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +16,16 @@ import (
 // FromJSON parses data as one JSON value of type t and returns it in
 // canonical form. The error names where in the value the mismatch is.
 func FromJSON(t *Type, data []byte) (any, error) {
+	raw, err := DecodeJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return FromJSONValue(t, raw)
+}
+
+// DecodeJSON parses data as exactly one JSON value, untyped, with numbers
+// as json.Number: the form FromJSONValue reads.
+func DecodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
@@ -23,7 +35,7 @@ func FromJSON(t *Type, data []byte) (any, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("not valid JSON: more than one value")
 	}
-	return FromJSONValue(t, raw)
+	return raw, nil
 }
 
 // FromJSONValue converts a value decoded by encoding/json (with UseNumber, so
@@ -255,7 +267,7 @@ func mapFromJSON(t *Type, v any) (any, error) {
 		}
 		// encoding/json loses object order; a map value's order only
 		// matters for display, so sort keys to keep output stable.
-		keys := sortedKeys(m)
+		keys := slices.Sorted(maps.Keys(m))
 		out := make([]Pair, 0, len(m))
 		for _, k := range keys {
 			val, err := fromJSON(t.Elem, m[k])
@@ -314,7 +326,7 @@ func recordFromJSON(t *Type, v any) (any, error) {
 			return nil, &PathError{Msg: fmt.Sprintf("record %s is missing field %q", t.Name, f.Name)}
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if t.Field(k) == nil {
 			return nil, &PathError{Msg: fmt.Sprintf("record %s has no field %q", t.Name, k)}
 		}

@@ -167,14 +167,9 @@ func readObject(t *types.Type, tok string) (map[string]any, error) {
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not valid JSON: more than one value")
+	v, err := types.DecodeJSON(data)
+	if err != nil {
+		return nil, err
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -2,7 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/nexus-run/nexus/manifest"
@@ -185,7 +186,7 @@ func nullable(t *types.Type) bool {
 // lacking names the fields that have none of these.
 func (p *commandParser) record(g *group) (any, []string, error) {
 	t := g.arg.Type
-	for _, k := range sortedKeys(g.whole) {
+	for _, k := range slices.Sorted(maps.Keys(g.whole)) {
 		if t.Field(k) == nil {
 			return nil, nil, p.usage("invalid value for %s: record %s has no field %q", g.given, t.Name, k)
 		}
@@ -236,13 +237,4 @@ func fieldArg(o *option, f types.Field) *manifest.Arg {
 		return &a
 	}
 	return o.arg
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
