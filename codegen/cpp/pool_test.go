@@ -27,11 +27,7 @@ import (
 // through the pool supervisor, as the nexus does.
 
 // fn declares one C++ function of a test program.
-type fn struct {
-	source string
-	args   []*types.Type
-	ret    *types.Type
-}
+type fn = pooltest.Fn
 
 // program writes header (and, when not empty, the .cpp beside it) and
 // builds a C++ pool serving fns from it; it returns the manifest.
@@ -59,26 +55,7 @@ func tryProgram(t testing.TB, header, besideCpp string, fns ...fn) (*manifest.Ma
 			t.Fatal(err)
 		}
 	}
-	build := filepath.Join(root, "prog-build")
-	m := &manifest.Manifest{Nexus: manifest.NexusVersion, Name: "prog", Dir: build}
-	for i, f := range fns {
-		m.Functions = append(m.Functions, manifest.Function{
-			ID: i, Name: f.source, Source: f.source, Pool: manifest.Cpp, Args: f.args, Return: f.ret,
-		})
-	}
-	var cfns []cpp.Function
-	for i := range m.Functions {
-		cfns = append(cfns, cpp.Function{Spec: &m.Functions[i], File: src})
-	}
-	cmd, err := cpp.Write(filepath.Join(build, "pools", "cpp"), build, cfns)
-	if err != nil {
-		return nil, err
-	}
-	m.Pools = []manifest.Pool{{Lang: manifest.Cpp, Command: cmd}}
-	if err := m.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return m, nil
+	return pooltest.Program(root, manifest.Cpp, src, cpp.Write, fns)
 }
 
 var point = &types.Type{Kind: types.Record, Name: "Point", Langs: map[string]string{"cpp": "geo::point"},
@@ -137,7 +114,7 @@ func TestRoundTripTypes(t *testing.T) {
 	}
 	var fns []fn
 	for _, c := range cases {
-		fns = append(fns, fn{source: c.source, args: []*types.Type{c.typ}, ret: c.typ})
+		fns = append(fns, fn{Source: c.source, Args: []*types.Type{c.typ}, Return: c.typ})
 	}
 	m := program(t, identities, "", fns...)
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
@@ -171,9 +148,9 @@ inline int64_t crash(int64_t how) {
 }
 inline int64_t pid() { return getpid(); }
 `, "",
-		fn{"checked", []*types.Type{types.RealType}, types.RealType},
-		fn{"crash", []*types.Type{types.IntType}, types.IntType},
-		fn{"pid", []*types.Type{types.UnitType}, types.IntType})
+		fn{Source: "checked", Args: []*types.Type{types.RealType}, Return: types.RealType},
+		fn{Source: "crash", Args: []*types.Type{types.IntType}, Return: types.IntType},
+		fn{Source: "pid", Args: []*types.Type{types.UnitType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 
 	_, err := pooltest.Call(t, s, m, 0, -1.0)
@@ -230,7 +207,7 @@ inline std::string shout(const std::string& s) {
   write(1, "fd 1\n", 5);
   return s + "!";
 }
-`, "", fn{"shout", []*types.Type{types.StrType}, types.StrType})
+`, "", fn{Source: "shout", Args: []*types.Type{types.StrType}, Return: types.StrType})
 	s, stderr := pooltest.Supervise(t, m, pool.Options{})
 	got, err := pooltest.Call(t, s, m, 0, "hey")
 	if err != nil || got != "hey!" {
@@ -255,7 +232,7 @@ func TestConcurrentCalls(t *testing.T) {
 #include <chrono>
 #include <thread>
 inline long nap(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); return ms; }
-`, "", fn{"nap", []*types.Type{types.IntType}, types.IntType})
+`, "", fn{Source: "nap", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	if _, err := pooltest.Call(t, s, m, 0, int64(0)); err != nil { // starts the pool
 		t.Fatal(err)
@@ -306,7 +283,7 @@ func latencies(ds []time.Duration) (time.Duration, time.Duration) {
 // the supervisor.
 func BenchmarkIntCall(b *testing.B) {
 	m := program(b, "#pragma once\ninline long inc(long x) { return x + 1; }\n",
-		"", fn{"inc", []*types.Type{types.IntType}, types.IntType})
+		"", fn{Source: "inc", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(b, m, pool.Options{})
 	f := &m.Functions[0]
 	args, _ := types.EncodeArgs(f.Args, []any{int64(41)})
@@ -335,7 +312,7 @@ func BenchmarkIntCall(b *testing.B) {
 // decoding it again, with no pool at all.
 func BenchmarkRealList(b *testing.B) {
 	m := program(b, "#pragma once\n#include <vector>\ninline std::vector<double> same(std::vector<double> xs) { return xs; }\n",
-		"", fn{"same", []*types.Type{types.ListOf(types.RealType)}, types.ListOf(types.RealType)})
+		"", fn{Source: "same", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.ListOf(types.RealType)})
 	s, _ := pooltest.Supervise(b, m, pool.Options{})
 	f := &m.Functions[0]
 	xs := make([]float64, 1_000_000)

@@ -56,11 +56,7 @@ func fakeNexus(dir string) int {
 }
 
 // fn declares one Python function of a test program.
-type fn struct {
-	source string
-	args   []*types.Type
-	ret    *types.Type
-}
+type fn = pooltest.Fn
 
 // program writes module (Python source) and a build folder serving fns from
 // it, and returns the manifest.
@@ -74,23 +70,8 @@ func program(t *testing.T, module string, fns ...fn) *manifest.Manifest {
 	if err := os.WriteFile(src, []byte(module), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	build := filepath.Join(root, "prog-build")
-	m := &manifest.Manifest{Nexus: manifest.NexusVersion, Name: "prog", Dir: build}
-	var pyfns []python.Function
-	for i, f := range fns {
-		m.Functions = append(m.Functions, manifest.Function{
-			ID: i, Name: f.source, Source: f.source, Pool: manifest.Python, Args: f.args, Return: f.ret,
-		})
-	}
-	for i := range m.Functions {
-		pyfns = append(pyfns, python.Function{Spec: &m.Functions[i], File: src})
-	}
-	cmd, err := python.Write(filepath.Join(build, "pools", "py"), build, pyfns)
+	m, err := pooltest.Program(root, manifest.Python, src, python.Write, fns)
 	if err != nil {
-		t.Fatal(err)
-	}
-	m.Pools = []manifest.Pool{{Lang: manifest.Python, Command: cmd}}
-	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -126,7 +107,7 @@ func TestRoundTripTypes(t *testing.T) {
 	}
 	var fns []fn
 	for _, c := range cases {
-		fns = append(fns, fn{source: "same", args: []*types.Type{c.typ}, ret: c.typ})
+		fns = append(fns, fn{Source: "same", Args: []*types.Type{c.typ}, Return: c.typ})
 	}
 	m := program(t, "def same(x):\n    return x\n", fns...)
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
@@ -150,7 +131,7 @@ def divide(a, b):
 
 def helper(a, b):
     return a // b
-`, fn{"divide", []*types.Type{types.IntType, types.IntType}, types.IntType})
+`, fn{Source: "divide", Args: []*types.Type{types.IntType, types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	_, err := pooltest.Call(t, s, m, 0, int64(1), int64(0))
 	var fe *pool.FunctionError
@@ -181,7 +162,7 @@ def shout(x):
     os.write(1, b"written to fd 1\n")
     sys.stdout.flush()
     return x
-`, fn{"shout", []*types.Type{types.StrType}, types.StrType})
+`, fn{Source: "shout", Args: []*types.Type{types.StrType}, Return: types.StrType})
 	s, stderr := pooltest.Supervise(t, m, pool.Options{})
 	got, err := pooltest.Call(t, s, m, 0, "hey")
 	if err != nil || got != "hey" {
@@ -213,8 +194,8 @@ def die(how):
 def pid(x):
     return os.getpid()
 `,
-		fn{"die", []*types.Type{types.StrType}, types.IntType},
-		fn{"pid", []*types.Type{types.IntType}, types.IntType})
+		fn{Source: "die", Args: []*types.Type{types.StrType}, Return: types.IntType},
+		fn{Source: "pid", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	for _, c := range []struct{ how, want string }{
 		{"exit", "python pool died while running die (exit status 3)"},
@@ -241,7 +222,7 @@ def pid(x):
 
 func TestRestartLoopGuard(t *testing.T) {
 	m := program(t, "import os\n\ndef die(x):\n    os._exit(1)\n",
-		fn{"die", []*types.Type{types.IntType}, types.IntType})
+		fn{Source: "die", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{MaxDeaths: 3, DeathWindow: time.Minute})
 	for i := 0; i < 3; i++ {
 		var died *pool.DiedError
@@ -270,7 +251,7 @@ func TestStartErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := program(t, c.module, fn{"f", []*types.Type{types.IntType}, types.IntType})
+			m := program(t, c.module, fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 			s, stderr := pooltest.Supervise(t, m, pool.Options{})
 			_, err := pooltest.Call(t, s, m, 0, int64(1))
 			if err == nil {
@@ -291,7 +272,7 @@ func TestStartErrors(t *testing.T) {
 }
 
 func TestMissingInterpreter(t *testing.T) {
-	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	m.Pools[0].Command[0] = "no-such-python-anywhere"
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	_, err := pooltest.Call(t, s, m, 0, int64(1))
@@ -303,7 +284,7 @@ func TestMissingInterpreter(t *testing.T) {
 
 func TestConcurrentCalls(t *testing.T) {
 	m := program(t, "import time\n\ndef slow_square(x):\n    time.sleep(0.05)\n    return x * x\n",
-		fn{"slow_square", []*types.Type{types.IntType}, types.IntType})
+		fn{Source: "slow_square", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 20
 	var wg sync.WaitGroup
@@ -330,7 +311,7 @@ func TestConcurrentCalls(t *testing.T) {
 
 func TestLargeList(t *testing.T) {
 	m := program(t, "def double(xs):\n    return [2 * x for x in xs]\n",
-		fn{"double", []*types.Type{types.ListOf(types.RealType)}, types.ListOf(types.RealType)})
+		fn{Source: "double", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.ListOf(types.RealType)})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 1_000_000
 	in := make([]any, n)
@@ -349,7 +330,7 @@ func TestLargeList(t *testing.T) {
 
 func TestContextCancel(t *testing.T) {
 	m := program(t, "import time\n\ndef sleep(x):\n    time.sleep(x)\n    return x\n",
-		fn{"sleep", []*types.Type{types.RealType}, types.RealType})
+		fn{Source: "sleep", Args: []*types.Type{types.RealType}, Return: types.RealType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	if err := s.Start(context.Background(), manifest.Python); err != nil {
 		t.Fatal(err)
@@ -384,7 +365,7 @@ def spawn(x):
     # A child of the pool, which must not outlive it either.
     subprocess.Popen(["sleep", "60"])
     return x
-`, fn{"spawn", []*types.Type{types.IntType}, types.IntType})
+`, fn{Source: "spawn", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	tmp := socketTemp(t)
 	s := pool.New(m, pool.Options{Stderr: &pooltest.Buffer{}, TempDir: tmp})
 	if _, err := pooltest.Call(t, s, m, 0, int64(1)); err != nil {
@@ -477,7 +458,7 @@ func statState(pid string) string {
 }
 
 func TestQuietPool(t *testing.T) {
-	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	stderr := &pooltest.Buffer{}
 	tmp := socketTemp(t)
 	s := pool.New(m, pool.Options{Stderr: stderr, TempDir: tmp})
@@ -536,10 +517,10 @@ def walk(t):
     assert all(isinstance(s, Settings) for ss in table.values() for s in ss)
     return (grow(opt) if opt else None, {k: [grow(s) for s in ss] for k, ss in table.items()})
 `,
-		fn{"grow", []*types.Type{settings}, settings},
-		fn{"unbox", []*types.Type{plain}, plain},
-		fn{"row", []*types.Type{asDict}, asDict},
-		fn{"walk", []*types.Type{nested}, nested},
+		fn{Source: "grow", Args: []*types.Type{settings}, Return: settings},
+		fn{Source: "unbox", Args: []*types.Type{plain}, Return: plain},
+		fn{Source: "row", Args: []*types.Type{asDict}, Return: asDict},
+		fn{Source: "walk", Args: []*types.Type{nested}, Return: nested},
 	)
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	cases := []struct {
@@ -567,7 +548,7 @@ def walk(t):
 }
 
 func TestWorkingFolderAndLocalImports(t *testing.T) {
-	m := program(t, "import os\n\ndef cwd(x):\n    return os.getcwd()\n", fn{"cwd", []*types.Type{types.IntType}, types.StrType})
+	m := program(t, "import os\n\ndef cwd(x):\n    return os.getcwd()\n", fn{Source: "cwd", Args: []*types.Type{types.IntType}, Return: types.StrType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	got, err := pooltest.Call(t, s, m, 0, int64(0))
 	if err != nil {
@@ -580,7 +561,7 @@ func TestWorkingFolderAndLocalImports(t *testing.T) {
 }
 
 func TestCloseDuringStart(t *testing.T) {
-	m := program(t, "import time\ntime.sleep(30)\n\ndef f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "import time\ntime.sleep(30)\n\ndef f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	tmp := socketTemp(t)
 	s := pool.New(m, pool.Options{Stderr: &pooltest.Buffer{}, TempDir: tmp})
 	errc := make(chan error, 1)
@@ -608,7 +589,7 @@ func TestCloseDuringStart(t *testing.T) {
 }
 
 func TestPoolDiesWithNexus(t *testing.T) {
-	m := program(t, "import os\n\ndef pid(x):\n    return os.getpid()\n", fn{"pid", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "import os\n\ndef pid(x):\n    return os.getpid()\n", fn{Source: "pid", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	if err := m.Write(m.Dir); err != nil {
 		t.Fatal(err)
 	}
@@ -648,7 +629,7 @@ func TestPoolDiesWithNexus(t *testing.T) {
 }
 
 func TestHealthCheck(t *testing.T) {
-	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	if err := pool.Ping(context.Background(), s, manifest.Python); err != nil {
 		t.Fatalf("health check: %v", err)
@@ -656,7 +637,7 @@ func TestHealthCheck(t *testing.T) {
 }
 
 func TestUnknownFunction(t *testing.T) {
-	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	other := m.Functions[0]
 	other.ID, other.Name = 99, "ghost"
@@ -668,7 +649,7 @@ func TestUnknownFunction(t *testing.T) {
 }
 
 func TestUnknownPool(t *testing.T) {
-	m := program(t, "def f(x):\n    return x\n", fn{"f", []*types.Type{types.IntType}, types.IntType})
+	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	err := s.Start(context.Background(), manifest.Python, manifest.Cpp)
 	if err == nil || !strings.Contains(err.Error(), "no c++ pool") {

@@ -76,21 +76,17 @@ func Double(xs []float64) []float64 {
 
 // fn is one function of the test program: source name, argument and
 // result types.
-type fn struct {
-	source string
-	args   []*types.Type
-	ret    *types.Type
-}
+type fn = pooltest.Fn
 
 var intToInt = []*types.Type{types.IntType}
 
 var testFunctions = []fn{
-	{"Ident", intToInt, types.IntType},
-	{"Boom", intToInt, types.IntType},
-	{"Pid", intToInt, types.IntType},
-	{"Check", intToInt, types.IntType},
-	{"Shout", []*types.Type{types.StrType}, types.StrType},
-	{"Double", []*types.Type{types.ListOf(types.RealType)}, types.ListOf(types.RealType)},
+	{Source: "Ident", Args: intToInt, Return: types.IntType},
+	{Source: "Boom", Args: intToInt, Return: types.IntType},
+	{Source: "Pid", Args: intToInt, Return: types.IntType},
+	{Source: "Check", Args: intToInt, Return: types.IntType},
+	{Source: "Shout", Args: []*types.Type{types.StrType}, Return: types.StrType},
+	{Source: "Double", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.ListOf(types.RealType)},
 }
 
 const (
@@ -144,23 +140,7 @@ func build(root, source string, fns []fn) (*manifest.Manifest, error) {
 	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(root, "prog-build")
-	m := &manifest.Manifest{Nexus: manifest.NexusVersion, Name: "prog", Dir: dir}
-	for i, f := range fns {
-		m.Functions = append(m.Functions, manifest.Function{
-			ID: i, Name: strings.ToLower(f.source), Source: f.source, Pool: manifest.Go, Args: f.args, Return: f.ret,
-		})
-	}
-	var gofns []golang.Function
-	for i := range m.Functions {
-		gofns = append(gofns, golang.Function{Spec: &m.Functions[i], File: src})
-	}
-	cmd, err := golang.Write(filepath.Join(dir, "pools", "go"), dir, gofns)
-	if err != nil {
-		return nil, err
-	}
-	m.Pools = []manifest.Pool{{Lang: manifest.Go, Command: cmd}}
-	return m, m.Validate()
+	return pooltest.Program(root, manifest.Go, src, golang.Write, fns)
 }
 
 func TestPanicKeepsThePool(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 	"github.com/nexus-run/nexus/nexus/pool"
@@ -118,4 +119,38 @@ func Children() []string {
 		}
 	}
 	return kids
+}
+
+// Fn is one function of a test program: its name in the source, its
+// argument types and its result type.
+type Fn struct {
+	Source string
+	Args   []*types.Type
+	Return *types.Type
+}
+
+// Writer is a pool generator's Write (python.Write, cpp.Write, golang.Write).
+type Writer func(dir, buildDir string, fns []sourced.Function) ([]string, error)
+
+// Program generates, with write, a lang pool serving fns from the source
+// file src, in the build folder root/prog-build, and returns the program's
+// validated manifest. Function i has id i and is named by its source name.
+func Program(root, lang, src string, write Writer, fns []Fn) (*manifest.Manifest, error) {
+	build := filepath.Join(root, "prog-build")
+	m := &manifest.Manifest{Nexus: manifest.NexusVersion, Name: "prog", Dir: build}
+	for i, f := range fns {
+		m.Functions = append(m.Functions, manifest.Function{
+			ID: i, Name: f.Source, Source: f.Source, Pool: lang, Args: f.Args, Return: f.Return,
+		})
+	}
+	served := make([]sourced.Function, len(m.Functions))
+	for i := range m.Functions {
+		served[i] = sourced.Function{Spec: &m.Functions[i], File: src}
+	}
+	cmd, err := write(filepath.Join(build, "pools", lang), build, served)
+	if err != nil {
+		return nil, err
+	}
+	m.Pools = []manifest.Pool{{Lang: lang, Command: cmd}}
+	return m, m.Validate()
 }
