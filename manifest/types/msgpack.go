@@ -31,6 +31,26 @@ func EncodeArgs(ts []*Type, vs []any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// DecodeArgs reads a call's arguments, one msgpack array, as EncodeArgs
+// writes them.
+func DecodeArgs(ts []*Type, data []byte) ([]any, error) {
+	dec := msgpack.NewDecoder(bytes.NewReader(data))
+	n, err := dec.DecodeArrayLen()
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	if n != len(ts) {
+		return nil, fmt.Errorf("%d arguments for %d parameters", n, len(ts))
+	}
+	vs := make([]any, n)
+	for i, t := range ts {
+		if vs[i], err = DecodeMsgpack(dec, t); err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
+		}
+	}
+	return vs, nil
+}
+
 // EncodeMsgpack writes v, a canonical value of type t.
 func EncodeMsgpack(enc *msgpack.Encoder, t *Type, v any) error {
 	switch t.Kind {

@@ -144,6 +144,44 @@ func TestEncodeArgs(t *testing.T) {
 	}
 }
 
+func TestDecodeArgs(t *testing.T) {
+	ts := make([]*Type, len(roundTripValues))
+	vs := make([]any, len(roundTripValues))
+	for i, c := range roundTripValues {
+		ts[i], vs[i] = c.typ, c.v
+	}
+	data, err := EncodeArgs(ts, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeArgs(ts, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, vs) {
+		t.Errorf("DecodeArgs(EncodeArgs(vs)) = %#v, want %#v", got, vs)
+	}
+
+	two, err := EncodeArgs([]*Type{IntType, StrType}, []any{int64(1), "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ts   []*Type
+		data []byte
+		want string
+	}{
+		{[]*Type{IntType}, two, "2 arguments for 1 parameters"},
+		{[]*Type{IntType, IntType}, two, `argument 2: expected Int, got msgpack type 0xa1`},
+		{[]*Type{IntType}, []byte{0x01}, "arguments: "},
+	} {
+		_, err := DecodeArgs(c.ts, c.data)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("DecodeArgs(%v, %x) error %v, want one starting %q", c.ts, c.data, err, c.want)
+		}
+	}
+}
+
 func TestEncodeArgsErrors(t *testing.T) {
 	cases := []struct {
 		ts   []*Type

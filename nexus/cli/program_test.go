@@ -233,16 +233,9 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 	p.mu.Lock()
 	p.calls = append(p.calls, f.Name)
 	p.mu.Unlock()
-	dec := msgpack.NewDecoder(bytes.NewReader(in))
-	n, err := dec.DecodeArrayLen()
-	if err != nil || n != len(f.Args) {
-		return nil, fmt.Errorf("bad argument array: %d items, %v", n, err)
-	}
-	args := make([]any, n)
-	for i, t := range f.Args {
-		if args[i], err = types.DecodeMsgpack(dec, t); err != nil {
-			return nil, err
-		}
+	args, err := types.DecodeArgs(f.Args, in)
+	if err != nil {
+		return nil, err
 	}
 	var out any
 	switch f.Name {

@@ -83,16 +83,9 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 		p.mu.Unlock()
 	}()
 
-	dec := msgpack.NewDecoder(bytes.NewReader(in))
-	n, err := dec.DecodeArrayLen()
-	if err != nil || n != len(f.Args) {
-		return nil, fmt.Errorf("bad argument array (%d items, err %v)", n, err)
-	}
-	args := make([]any, n)
-	for i, t := range f.Args {
-		if args[i], err = types.DecodeMsgpack(dec, t); err != nil {
-			return nil, err
-		}
+	args, err := types.DecodeArgs(f.Args, in)
+	if err != nil {
+		return nil, err
 	}
 	var out any
 	switch f.ID {
