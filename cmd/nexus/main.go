@@ -29,6 +29,7 @@ func run(args []string) int {
 		Commands: []*cli.Command{
 			makeCommand(),
 			runCommand(),
+			mcpCommand(),
 			versionCommand(),
 		},
 		// Errors are printed once, here, as one line; no usage dump.

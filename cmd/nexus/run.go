@@ -31,7 +31,16 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return exitCode(runProgram(m, c.Args().Slice()[1:]))
+			argv := c.Args().Slice()[1:]
+			if len(argv) == 1 {
+				switch argv[0] {
+				case "--mcp-tools":
+					return printTools(m, c.App.Writer, c.App.ErrWriter)
+				case "--mcp-config":
+					return printConfig(m, progName(m), c.App.Writer)
+				}
+			}
+			return exitCode(runProgram(m, argv))
 		},
 	}
 }

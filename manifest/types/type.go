@@ -130,6 +130,12 @@ func (t *Type) String() string {
 	return string(t.Kind)
 }
 
+// Nullable reports whether null is a value of t (an Optional or Unit), so
+// an argument of type t may be left out.
+func (t *Type) Nullable() bool {
+	return t.Kind == Optional || t.Kind == Unit
+}
+
 // atom is String with parentheses around types that need them as an argument
 // of another type constructor.
 func (t *Type) atom() string {

@@ -284,8 +284,8 @@ func TestHelp(t *testing.T) {
 		{demo, []string{"--help"}, []string{
 			"usage: demo [--keep-null] <command> [arguments]",
 			"A program that uses every argument kind.\nIts description has two lines.",
-			"  add              Add two numbers\n",
-			"  hello-there      Echo a word\n",
+			"  add               Add two numbers\n",
+			"  hello-there       Echo a word\n",
 			"--keep-null",
 			"Run 'demo <command> --help'",
 		}, []string{"More about adding."}},

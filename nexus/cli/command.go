@@ -238,7 +238,7 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 		return used, nil
 	}
 	o := b.opt
-	if elem := manyElem(o.arg); elem != nil {
+	if elem := o.arg.ManyElem(); elem != nil {
 		vs, err := readMany(elem, o.arg.Type, val)
 		if err != nil {
 			return 0, p.usage("invalid value for %s: %v", name, err)
@@ -263,25 +263,9 @@ func (p *commandParser) placeholder(b binding) string {
 	return placeholder(b.opt.arg, valueType(b.opt.arg))
 }
 
-// manyElem is the element type of a variadic argument, or nil when a is
-// not one.
-func manyElem(a *manifest.Arg) *types.Type {
-	if !a.Many {
-		return nil
-	}
-	t := a.Type
-	if t.Kind == types.Optional {
-		t = t.Elem
-	}
-	if t.Kind != types.List {
-		return nil
-	}
-	return t.Elem
-}
-
 // valueType is the type one token of a is read as.
 func valueType(a *manifest.Arg) *types.Type {
-	if elem := manyElem(a); elem != nil {
+	if elem := a.ManyElem(); elem != nil {
 		return elem
 	}
 	return a.Type

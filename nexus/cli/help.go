@@ -24,7 +24,13 @@ func (r *Runner) programHelp() string {
 	if len(cmds.rows) == 0 {
 		cmds.rows = append(cmds.rows, row{"(none)", ""})
 	}
-	writeSections(&b, []section{cmds, generalSection()})
+	general := generalSection()
+	// Handled by the nexus before the command line is parsed (they need
+	// the MCP server, not a command), and program-wide: listed here only.
+	general.rows = append(general.rows,
+		row{"    --mcp-tools", "print the commands as MCP tools (the tools/list result)"},
+		row{"    --mcp-config", "print the entry that adds this program to an MCP client"})
+	writeSections(&b, []section{cmds, general})
 	fmt.Fprintf(&b, "\nRun '%s <command> --help' for the arguments of a command.\n", prog)
 	return b.String()
 }
@@ -101,9 +107,9 @@ func usageToken(a *manifest.Arg) string {
 		d = "<" + valueType(a).String() + ">"
 	}
 	switch {
-	case manyElem(a) != nil:
+	case a.ManyElem() != nil:
 		return "[" + d + "...]"
-	case a.Stdin || len(a.Default) > 0 || nullable(a.Type):
+	case a.Stdin || len(a.Default) > 0 || a.Type.Nullable():
 		return "[" + d + "]"
 	}
 	return d
@@ -116,10 +122,10 @@ func positionalRow(a *manifest.Arg) row {
 	}
 	var notes []string
 	switch {
-	case manyElem(a) != nil:
+	case a.ManyElem() != nil:
 		left += "..."
 		notes = append(notes, "zero or more")
-	case nullable(a.Type) && len(a.Default) == 0:
+	case a.Type.Nullable() && len(a.Default) == 0:
 		notes = append(notes, "optional")
 	}
 	if a.Stdin {
@@ -154,13 +160,13 @@ func optionRow(a *manifest.Arg, t *types.Type) row {
 	switch {
 	case len(a.Default) > 0:
 		notes = append(notes, "default: "+compactJSON(a.Default))
-	case manyElem(a) != nil:
-	case nullable(t):
+	case a.ManyElem() != nil:
+	case t.Nullable():
 		notes = append(notes, "optional")
 	default:
 		notes = append(notes, "required")
 	}
-	if manyElem(a) != nil {
+	if a.ManyElem() != nil {
 		notes = append(notes, "repeatable")
 	}
 	return row{left, describe(a.Doc, notes)}

@@ -70,7 +70,7 @@ func (p *commandParser) positionals(args []any, toks []string) ([]string, error)
 		var ok bool
 		var err error
 		switch {
-		case manyElem(a) != nil:
+		case a.ManyElem() != nil:
 			// A variadic positional leaves one token to each
 			// positional after it.
 			take := max(0, len(toks)-next-(len(idx)-n-1))
@@ -124,7 +124,7 @@ func (p *commandParser) variadic(a *manifest.Arg, label string, toks []string) (
 	}
 	out := []any{}
 	for _, tok := range toks {
-		vs, err := readMany(manyElem(a), a.Type, tok)
+		vs, err := readMany(a.ManyElem(), a.Type, tok)
 		if err != nil {
 			return nil, false, p.usage("invalid value for %s: %v", label, err)
 		}
@@ -152,33 +152,13 @@ func (p *commandParser) stdin(a *manifest.Arg, label string) (any, error) {
 	return v, nil
 }
 
-// omitted is the value of an argument or field that was not given: its
-// default, false for a flag (true for one with only a negation), an empty
-// list for a variadic one, null when optional. ok is false when it has
-// none of these and is missing.
+// omitted is a.Omitted, with the argument named in an error.
 func omitted(a *manifest.Arg) (any, bool, error) {
-	switch {
-	case len(a.Default) > 0:
-		v, err := types.FromJSON(a.Type, a.Default)
-		if err != nil {
-			return nil, false, fmt.Errorf("default of %s: %w", optionLabel(a), err)
-		}
-		return v, true, nil
-	case a.Kind == manifest.Flag:
-		onlyNegation := a.Short == "" && a.Long == ""
-		return onlyNegation, true, nil
-	case manyElem(a) != nil:
-		return []any{}, true, nil
-	case nullable(a.Type):
-		return nil, true, nil
+	v, ok, err := a.Omitted()
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", optionLabel(a), err)
 	}
-	return nil, false, nil
-}
-
-// nullable reports whether null is a value of t, so an argument of type t
-// may be left out.
-func nullable(t *types.Type) bool {
-	return t.Kind == types.Optional || t.Kind == types.Unit
+	return v, ok, nil
 }
 
 // record builds an unrolled record's value: each field from its own option

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/nexus/dispatch"
+	"github.com/nexus-run/nexus/nexus/mcp"
+	"github.com/nexus-run/nexus/nexus/pool"
+)
+
+func mcpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mcp",
+		Usage:     "serve a program's commands as MCP tools over stdio",
+		ArgsUsage: "PROG|MANIFEST",
+		Description: "Every exported command of the program becomes an MCP tool. Messages are\n" +
+			"JSON-RPC, one per line on stdin and stdout; logs and the pools' output go to\n" +
+			"stderr. `./PROG --mcp-config` prints the entry to paste into an MCP client.",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{
+				Name:  "timeout",
+				Value: mcp.DefaultCallTimeout,
+				Usage: "bound on each tool call (`DURATION`, e.g. 30s or 2h; 0 for none); a call that runs longer fails",
+			},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError{errors.New("mcp needs exactly one program: nexus mcp PROG|MANIFEST")}
+			}
+			m, err := manifest.Load(c.Args().First())
+			if err != nil {
+				return err
+			}
+			timeout := c.Duration("timeout")
+			if timeout == 0 {
+				timeout = -1
+			}
+			return serveStdio(m, mcp.Options{CallTimeout: timeout})
+		},
+	}
+}
+
+// serveStdio serves program m over stdio until stdin ends or a signal
+// comes, then stops the pools.
+func serveStdio(m *manifest.Manifest, opts mcp.Options) error {
+	// First of all, before any pool can inherit it: nothing but protocol
+	// messages may reach the real stdout.
+	out, err := mcp.ReserveStdout()
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	sup := pool.New(m, pool.Options{Stderr: os.Stderr})
+	defer sup.Close()
+	srv := newServer(m, sup, opts, os.Stderr)
+	// Servers start their pools at once, in parallel, so that the first
+	// call does not wait for them; a pool that fails to start is started
+	// again by the first call that needs it, which reports the failure.
+	go func() {
+		if err := sup.Start(ctx, poolLangs(m)...); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "nexus: %v\n", err)
+		}
+	}()
+	err = mcp.ServeStdio(ctx, srv, os.Stdin, out)
+	if ctx.Err() != nil {
+		return nil // stopped by a signal, as asked
+	}
+	return err
+}
+
+// newServer makes the MCP server of program m, calling pools through
+// caller, and reports the commands it cannot serve on log.
+func newServer(m *manifest.Manifest, caller dispatch.Caller, opts mcp.Options, log io.Writer) *mcp.Server {
+	d := &dispatch.Dispatcher{M: m, Pools: caller}
+	tools, skipped := mcp.NewTools(m, d, "")
+	for _, s := range skipped {
+		fmt.Fprintf(log, "nexus: %s\n", s)
+	}
+	return mcp.NewServer(m.Name, tools, opts)
+}
+
+// poolLangs are the languages of m's pools.
+func poolLangs(m *manifest.Manifest) []string {
+	langs := make([]string, len(m.Pools))
+	for i, p := range m.Pools {
+		langs[i] = p.Lang
+	}
+	return langs
+}
+
+// printTools prints the tools/list result of m (`./prog --mcp-tools`),
+// without starting any pool.
+func printTools(m *manifest.Manifest, w, log io.Writer) error {
+	srv := newServer(m, nil, mcp.Options{}, log)
+	out, err := indentJSON(srv.ListResult())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// printConfig prints the entry an MCP client (Claude Desktop, Claude Code,
+// Cursor) needs to start m as a server (`./prog --mcp-config`).
+func printConfig(m *manifest.Manifest, name string, w io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the nexus binary: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(self); err == nil {
+		self = resolved
+	}
+	type server struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	cfg := map[string]map[string]server{
+		"mcpServers": {name: {Command: self, Args: []string{"mcp", filepath.Join(m.Dir, manifest.FileName)}}},
+	}
+	out, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// indentJSON indents raw for people, keeping its key order.
+func indentJSON(raw []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}

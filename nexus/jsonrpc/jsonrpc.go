@@ -1,0 +1,170 @@
+// Package jsonrpc is the JSON-RPC 2.0 wire format under the MCP server:
+// decoding one incoming message, with the error a malformed one deserves,
+// and encoding replies. It knows nothing of MCP methods or transports.
+//
+// Only what MCP uses is here: single messages (MCP 2025-06-18 has no
+// batches), ids that are strings or numbers, and params that are objects.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Version is the only "jsonrpc" member value a message may carry.
+const Version = "2.0"
+
+// Error codes of JSON-RPC 2.0.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// Error is a JSON-RPC error object, and a Go error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	// Data is optional extra information for the client.
+	Data any `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an Error with code and a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Message is one decoded incoming message: a request (ID set), a
+// notification (no ID) or a response to a request of ours (no Method).
+type Message struct {
+	// ID is the request's id exactly as it came (a JSON string or number),
+	// so that replies echo it with its type; nil for a notification.
+	ID     json.RawMessage
+	Method string
+	// Params is the params member as it came, nil when absent.
+	Params json.RawMessage
+}
+
+// IsRequest reports whether m expects a reply.
+func (m *Message) IsRequest() bool { return m.ID != nil && m.Method != "" }
+
+// IsNotification reports whether m is a notification, which never gets a
+// reply.
+func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
+
+// wire is a message as it is on the wire. An absent id (a notification)
+// leaves ID empty; "id": null makes it "null".
+type wire struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// Decode reads data as one message. A failure comes with the id to answer
+// it with (null when the id could not be read) and the error to answer:
+// CodeParseError for data that is not JSON, CodeInvalidRequest for JSON
+// that is not a well-formed message.
+func Decode(data []byte) (*Message, json.RawMessage, *Error) {
+	data = bytes.TrimSpace(data)
+	if !json.Valid(data) {
+		return nil, Null, Errorf(CodeParseError, "parse error: the message is not JSON")
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return nil, Null, Errorf(CodeInvalidRequest, "invalid request: expected one JSON-RPC message object")
+	}
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, Null, Errorf(CodeInvalidRequest, "invalid request: %v", err)
+	}
+	id := Null
+	if w.ID != nil {
+		if !validID(w.ID) {
+			return nil, Null, Errorf(CodeInvalidRequest, "invalid request: id must be a string or a number")
+		}
+		id = w.ID
+	}
+	if w.JSONRPC != Version {
+		return nil, id, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	}
+	m := &Message{Params: w.Params}
+	if w.ID != nil {
+		m.ID = id
+	}
+	if w.Method == nil {
+		if w.ID != nil && (w.Result != nil || w.Error != nil) {
+			return m, nil, nil // a response
+		}
+		return nil, id, Errorf(CodeInvalidRequest, `invalid request: no "method"`)
+	}
+	if *w.Method == "" {
+		return nil, id, Errorf(CodeInvalidRequest, `invalid request: empty "method"`)
+	}
+	m.Method = *w.Method
+	if len(w.Params) > 0 && w.Params[0] != '{' && !bytes.Equal(w.Params, Null) {
+		return nil, id, Errorf(CodeInvalidParams, "invalid params: params must be an object")
+	}
+	return m, nil, nil
+}
+
+// Null is the JSON null, the id of a reply to a message whose id could not
+// be read.
+var Null = json.RawMessage("null")
+
+// validID reports whether id is a string or a number. MCP forbids null ids,
+// and JSON-RPC any other kind.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch c := id[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+// Result encodes a success reply to the request with id. result must
+// marshal to JSON; a failure to marshal it becomes an internal error reply.
+func Result(id json.RawMessage, result any) []byte {
+	body, err := json.Marshal(result)
+	if err != nil {
+		return Fail(id, Errorf(CodeInternalError, "internal error: encode result: %v", err))
+	}
+	return ResultJSON(id, body)
+}
+
+// ResultJSON encodes a success reply to the request with id whose result
+// is already encoded: body must be one valid JSON value.
+func ResultJSON(id json.RawMessage, body []byte) []byte {
+	buf := make([]byte, 0, len(body)+len(id)+32)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, body...)
+	return append(buf, '}')
+}
+
+// Fail encodes an error reply to the request with id (Null when unknown).
+func Fail(id json.RawMessage, e *Error) []byte {
+	body, err := json.Marshal(e)
+	if err != nil {
+		body = []byte(`{"code":` + strconv.Itoa(e.Code) + `,"message":` + strconv.Quote(e.Message) + `}`)
+	}
+	buf := make([]byte, 0, len(body)+len(id)+32)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	buf = append(buf, `,"error":`...)
+	buf = append(buf, body...)
+	return append(buf, '}')
+}

@@ -1,0 +1,143 @@
+// Package mcp serves a program's commands as MCP tools: the lifecycle
+// (initialize and version negotiation, ping), tools/list with a JSON
+// Schema per command, and tools/call, which binds named arguments to the
+// command's positional ones, checks them against their types, runs the
+// command through dispatch and shapes the result.
+//
+// The protocol is independent of transports and of pools: a Session takes
+// one JSON-RPC message at a time and hands back the replies, and the stdio
+// transport (stdio.go) and the HTTP one sit on top of it. The JSON-RPC wire
+// format is below, in nexus/jsonrpc.
+package mcp
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// Protocol versions. Latest is what we speak; the others are older
+// versions whose clients we still answer in their own version (the tools
+// part of the protocol is the same, but for structured results, which
+// 2025-06-18 added).
+const (
+	Latest    = "2025-06-18"
+	V20250326 = "2025-03-26"
+	V20241105 = "2024-11-05"
+)
+
+// supported lists every protocol version a client may ask for.
+var supported = []string{Latest, V20250326, V20241105}
+
+// DefaultCallTimeout bounds a tool call when Options leave it zero. Long
+// enough for real scientific work, short enough that a function stuck in a
+// loop does not keep an agent waiting forever.
+const DefaultCallTimeout = 10 * time.Minute
+
+// Options configure a Server. The zero value works.
+type Options struct {
+	// CallTimeout bounds each tools/call: zero means DefaultCallTimeout,
+	// a negative value no bound.
+	CallTimeout time.Duration
+}
+
+// Server serves a set of tools. It holds no per-client state (a Session
+// does), so one Server serves any number of sessions at once.
+type Server struct {
+	name    string
+	tools   []*Tool
+	byName  map[string]*Tool
+	timeout time.Duration
+	// list and listOld are the tools/list results, encoded once: with
+	// output schemas, and without for clients of versions before
+	// 2025-06-18.
+	list, listOld []byte
+}
+
+// NewServer returns a server named name (the program's name, shown to
+// clients as serverInfo.name) that serves tools.
+func NewServer(name string, tools []*Tool, opts Options) *Server {
+	s := &Server{name: name, tools: tools, byName: make(map[string]*Tool, len(tools))}
+	for _, t := range tools {
+		s.byName[t.Name] = t
+	}
+	switch {
+	case opts.CallTimeout == 0:
+		s.timeout = DefaultCallTimeout
+	case opts.CallTimeout > 0:
+		s.timeout = opts.CallTimeout
+	}
+	s.list = encodeList(tools, true)
+	s.listOld = encodeList(tools, false)
+	return s
+}
+
+// ListResult is the result of tools/list, in protocol version Latest: what
+// `./prog --mcp-tools` prints.
+func (s *Server) ListResult() json.RawMessage { return s.list }
+
+// Tools are the tools served, in order.
+func (s *Server) Tools() []*Tool { return s.tools }
+
+func encodeList(tools []*Tool, outputSchemas bool) []byte {
+	b := []byte(`{"tools":[`)
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, t.Name)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendString(b, t.Description)
+		}
+		b = append(b, `,"inputSchema":`...)
+		b = t.InputSchema.appendJSON(b)
+		if outputSchemas && t.OutputSchema != nil {
+			b = append(b, `,"outputSchema":`...)
+			b = t.OutputSchema.appendJSON(b)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// initializeResult is the reply to initialize.
+type initializeResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    capabilities   `json:"capabilities"`
+	ServerInfo      implementation `json:"serverInfo"`
+}
+
+type capabilities struct {
+	Tools toolsCapability `json:"tools"`
+}
+
+type toolsCapability struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+func (s *Server) initializeResult(version string) initializeResult {
+	return initializeResult{
+		ProtocolVersion: version,
+		Capabilities:    capabilities{Tools: toolsCapability{ListChanged: false}},
+		ServerInfo:      implementation{Name: s.name, Version: manifest.NexusVersion},
+	}
+}
+
+// negotiate is the protocol version to answer a client asking for asked:
+// asked itself when supported, else Latest.
+func negotiate(asked string) string {
+	for _, v := range supported {
+		if v == asked {
+			return v
+		}
+	}
+	return Latest
+}
