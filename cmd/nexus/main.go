@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,6 +31,7 @@ func run(args []string) int {
 			makeCommand(),
 			runCommand(),
 			mcpCommand(),
+			serveCommand(),
 			versionCommand(),
 		},
 		// Errors are printed once, here, as one line; no usage dump.
@@ -38,7 +40,7 @@ func run(args []string) int {
 			return usageError{err}
 		},
 	}
-	if err := app.Run(args); err != nil {
+	if err := app.Run(interspersed(args, app.Commands)); err != nil {
 		return report(err)
 	}
 	return 0
@@ -74,4 +76,52 @@ func versionCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// interspersed lets flags follow the arguments of a command
+// (`nexus mcp ./prog --http-port 8080`): urfave/cli stops reading flags
+// at the first argument, so the flags a command knows are moved before
+// its arguments. Commands that take their own flags verbatim (run) are
+// left alone, and so is everything after "--".
+func interspersed(args []string, cmds []*cli.Command) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range cmds {
+		if c.Name == args[1] {
+			cmd = c
+		}
+	}
+	if cmd == nil || cmd.SkipFlagParsing {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	flags, positional := []string{}, []string{}
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		tok := rest[i]
+		if tok == "--" {
+			positional = append(positional, rest[i:]...)
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+		value, known := takesValue[name]
+		if !strings.HasPrefix(tok, "-") || tok == "-" || !known {
+			positional = append(positional, tok)
+			continue
+		}
+		flags = append(flags, tok)
+		if value && !hasValue && i+1 < len(rest) {
+			flags = append(flags, rest[i+1])
+			i++
+		}
+	}
+	return append(append(append([]string{}, args[:2]...), flags...), positional...)
 }

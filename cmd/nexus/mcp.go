@@ -23,38 +23,40 @@ import (
 func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "mcp",
-		Usage:     "serve a program's commands as MCP tools over stdio",
-		ArgsUsage: "PROG|MANIFEST",
-		Description: "Every exported command of the program becomes an MCP tool. Messages are\n" +
-			"JSON-RPC, one per line on stdin and stdout; logs and the pools' output go to\n" +
-			"stderr. `./PROG --mcp-config` prints the entry to paste into an MCP client.",
-		Flags: []cli.Flag{
-			&cli.DurationFlag{
-				Name:  "timeout",
-				Value: mcp.DefaultCallTimeout,
-				Usage: "bound on each tool call (`DURATION`, e.g. 30s or 2h; 0 for none); a call that runs longer fails",
-			},
-		},
+		Usage:     "serve a program's commands as MCP tools, over stdio or HTTP",
+		ArgsUsage: "PROG|MANIFEST [--http-port N]",
+		Description: "Every exported command of the program becomes an MCP tool. Over stdio\n" +
+			"(the default) messages are JSON-RPC, one a line on stdin and stdout; logs and\n" +
+			"the pools' output go to stderr. With --http-port the tools are served over\n" +
+			"Streamable HTTP at http://HOST:PORT/mcp instead.\n" +
+			"`./PROG --mcp-config` prints the entry to paste into an MCP client.",
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "http-port", Usage: "serve over HTTP on `PORT` (0 picks a free one) instead of stdio"},
+		}, serverFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageError{errors.New("mcp needs exactly one program: nexus mcp PROG|MANIFEST")}
+				return usageError{errors.New("mcp needs exactly one program: nexus mcp PROG|MANIFEST [--http-port N]")}
 			}
 			m, err := manifest.Load(c.Args().First())
 			if err != nil {
 				return err
 			}
-			timeout := c.Duration("timeout")
-			if timeout == 0 {
-				timeout = -1
+			if c.IsSet("http-port") {
+				return serveProgramHTTP(c, m)
 			}
-			return serveStdio(m, mcp.Options{CallTimeout: timeout})
+			for _, name := range httpOnlyFlags {
+				if c.IsSet(name) {
+					return usageError{fmt.Errorf("--%s needs --http-port", name)}
+				}
+			}
+			return serveStdio(m, mcpOptions(c), poolOptions(c))
 		},
 	}
 }
 
 // serveStdio serves program m over stdio until stdin ends or a signal
 // comes, then stops the pools.
-func serveStdio(m *manifest.Manifest, opts mcp.Options) error {
+func serveStdio(m *manifest.Manifest, opts mcp.Options, popts pool.Options) error {
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -65,7 +67,7 @@ func serveStdio(m *manifest.Manifest, opts mcp.Options) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	sup := pool.New(m, pool.Options{Stderr: os.Stderr})
+	sup := pool.New(m, popts)
 	defer sup.Close()
 	srv := newServer(m, sup, opts, os.Stderr)
 	// Servers start their pools at once, in parallel, so that the first

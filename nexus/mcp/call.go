@@ -38,72 +38,116 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 	if p.Name == "" {
 		return jsonrpc.Fail(m.ID, invalidParams("tools/call params have no tool name"))
 	}
-	t := s.byName[p.Name]
-	if t == nil {
-		return jsonrpc.Fail(m.ID, invalidParams("unknown tool '%s'", p.Name))
+	res, err := s.Call(ctx, p.Name, p.Arguments)
+	var bad *jsonrpc.Error
+	switch {
+	case errors.As(err, &bad):
+		return jsonrpc.Fail(m.ID, bad)
+	case err != nil:
+		return jsonrpc.ResultJSON(m.ID, toolResult(err.Error(), nil, true))
 	}
-	args, action, err := t.bind(p.Arguments)
-	if err != nil {
-		return jsonrpc.Fail(m.ID, err)
+	record := res.Record
+	if !structured {
+		record = nil
+	}
+	return jsonrpc.ResultJSON(m.ID, toolResult(res.Text, record, false))
+}
+
+// Result is the outcome of a tool call that succeeded.
+type Result struct {
+	// Value is the result as compact JSON: the command's, or its output
+	// action's (a render action's text as a JSON string).
+	Value []byte
+	// Text is what MCP's text block shows: Value, but a render action's
+	// text as it is.
+	Text string
+	// Record is the command's own result as JSON when it is a record (the
+	// structured content), else nil.
+	Record []byte
+}
+
+// Call calls tool name with named arguments, as tools/call does (and the
+// JSON API of nexus serve). A bad call, on which nothing ran (an unknown
+// tool, a missing, unknown or ill-typed argument), fails with a
+// *jsonrpc.Error of CodeInvalidParams. A failure of the command is an
+// error whose message is fit to show the user; it wraps the cause (a
+// pool.FunctionError, a dispatch.ThrowError, a context error).
+func (s *Server) Call(ctx context.Context, name string, named map[string]json.RawMessage) (Result, error) {
+	t := s.byName[name]
+	if t == nil {
+		return Result{}, invalidParams("unknown tool '%s'", name)
+	}
+	args, action, bad := t.bind(named)
+	if bad != nil {
+		return Result{}, bad
 	}
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	text, record, runErr := t.run(ctx, args, action)
-	if runErr != nil {
-		return jsonrpc.ResultJSON(m.ID, toolResult(s.failure(ctx, t, runErr), nil, true))
+	res, err := t.run(ctx, args, action)
+	if err != nil {
+		return Result{}, s.failure(ctx, t, err)
 	}
-	if !structured {
-		record = nil
-	}
-	return jsonrpc.ResultJSON(m.ID, toolResult(text, record, false))
+	return res, nil
 }
 
-// run runs the tool's command with args, then action if not nil. text is
-// what the result block shows: the result's compact JSON, or a render
-// action's text as it is. record is the command's own result as JSON when
-// it is a record (the structured content), else nil.
-func (t *Tool) run(ctx context.Context, args []any, action *manifest.Action) (text string, record []byte, err error) {
+// Tool returns the tool called name, or nil.
+func (s *Server) Tool(name string) *Tool { return s.byName[name] }
+
+// run runs the tool's command with args, then action if not nil.
+func (t *Tool) run(ctx context.Context, args []any, action *manifest.Action) (Result, error) {
 	v, err := t.d.Run(ctx, t.cmd, args)
 	if err != nil {
-		return "", nil, err
+		return Result{}, err
 	}
 	out, err := types.ToJSON(t.cmd.Return, v)
 	if err != nil {
-		return "", nil, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
+		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
 	}
+	var res Result
 	if t.cmd.Return.Kind == types.Record {
-		record = out
+		res.Record = out
 	}
 	if action == nil {
-		return string(out), record, nil
+		res.Value, res.Text = out, string(out)
+		return res, nil
 	}
 	v, err = t.d.RunAction(ctx, action, v)
 	if err != nil {
-		return "", nil, err
+		return Result{}, err
 	}
+	if res.Value, err = types.ToJSON(action.Return, v); err != nil {
+		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
+	}
+	res.Text = string(res.Value)
 	if s, ok := v.(string); ok && action.Kind == "render" {
-		return s, record, nil
+		res.Text = s
 	}
-	out, err = types.ToJSON(action.Return, v)
-	if err != nil {
-		return "", nil, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
-	}
-	return string(out), record, nil
+	return res, nil
 }
 
-// failure is the message of a failed call.
-func (s *Server) failure(ctx context.Context, t *Tool, err error) string {
+// failure is the error of a failed call, with a message that says what
+// happened when the call was cut short.
+func (s *Server) failure(ctx context.Context, t *Tool, err error) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Sprintf("%s timed out after %v", t.Name, s.timeout)
+		return &cutShort{fmt.Sprintf("%s timed out after %v", t.Name, s.timeout), ctx.Err()}
 	case ctx.Err() != nil:
-		return fmt.Sprintf("%s was cancelled", t.Name)
+		return &cutShort{fmt.Sprintf("%s was cancelled", t.Name), ctx.Err()}
 	}
-	return err.Error()
+	return err
 }
+
+// cutShort is a call ended by its context: a timeout or a cancellation.
+type cutShort struct {
+	msg   string
+	cause error
+}
+
+func (e *cutShort) Error() string { return e.msg }
+func (e *cutShort) Unwrap() error { return e.cause }
 
 // toolResult encodes a CallToolResult: one text block, the structured
 // content when there is some, and isError.

@@ -86,21 +86,28 @@ func encodeList(tools []*Tool, outputSchemas bool) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"name":`...)
-		b = appendString(b, t.Name)
-		if t.Description != "" {
-			b = append(b, `,"description":`...)
-			b = appendString(b, t.Description)
-		}
-		b = append(b, `,"inputSchema":`...)
-		b = t.InputSchema.appendJSON(b)
-		if outputSchemas && t.OutputSchema != nil {
-			b = append(b, `,"outputSchema":`...)
-			b = t.OutputSchema.appendJSON(b)
-		}
-		b = append(b, '}')
+		b = t.appendJSON(b, outputSchemas)
 	}
 	return append(b, "]}"...)
+}
+
+// MarshalJSON writes the tool as tools/list shows it.
+func (t *Tool) MarshalJSON() ([]byte, error) { return t.appendJSON(nil, true), nil }
+
+func (t *Tool) appendJSON(b []byte, outputSchema bool) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, t.Name)
+	if t.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendString(b, t.Description)
+	}
+	b = append(b, `,"inputSchema":`...)
+	b = t.InputSchema.appendJSON(b)
+	if outputSchema && t.OutputSchema != nil {
+		b = append(b, `,"outputSchema":`...)
+		b = t.OutputSchema.appendJSON(b)
+	}
+	return append(b, '}')
 }
 
 // initializeResult is the reply to initialize.

@@ -53,9 +53,10 @@ func (s *Server) NewSession() *Session {
 	return &Session{srv: s, calls: map[string]*inflight{}}
 }
 
-// Handle handles one incoming message, data. reply receives the reply to
-// send, if the message gets one (notifications, responses and cancelled
-// calls get none).
+// Handle handles one incoming message, data. For a request (and for data
+// that is no valid message) reply is called once, with the reply to send,
+// or with nil when there is none to send: the client cancelled the call.
+// For a notification or a response reply is not called.
 //
 // Everything but tools/call is answered before Handle returns, so the
 // lifecycle keeps the order in which messages arrive. A tools/call runs on
@@ -82,6 +83,20 @@ func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) 
 // Wait blocks until every tools/call in flight has ended and its reply
 // has been handed to reply.
 func (ss *Session) Wait() { ss.wg.Wait() }
+
+// begun reports whether initialize has succeeded.
+func (ss *Session) begun() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.state != fresh
+}
+
+// Busy reports whether calls are in flight.
+func (ss *Session) Busy() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.calls) > 0
+}
 
 // Cancel cancels every call in flight. Their replies are still sent.
 func (ss *Session) Cancel() {
@@ -213,8 +228,9 @@ func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func
 		delete(ss.calls, key)
 		cancelled := c.cancelled
 		ss.mu.Unlock()
-		if !cancelled {
-			reply(out)
+		if cancelled {
+			out = nil
 		}
+		reply(out)
 	}()
 }

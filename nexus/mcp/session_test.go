@@ -131,6 +131,9 @@ func exchange(srv *Server, lines ...string) []string {
 	var replies []string
 	for _, l := range lines {
 		ss.Handle(context.Background(), []byte(l), func(b []byte) {
+			if b == nil {
+				return
+			}
 			mu.Lock()
 			replies = append(replies, string(b))
 			mu.Unlock()

@@ -82,6 +82,9 @@ type replyWriter struct {
 }
 
 func (w *replyWriter) write(reply []byte) {
+	if reply == nil {
+		return // a cancelled call
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.failed != nil {

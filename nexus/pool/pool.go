@@ -33,6 +33,10 @@ const (
 	// dies that often is broken, and restarting it would only hide that.
 	DefaultMaxDeaths   = 5
 	DefaultDeathWindow = time.Minute
+	// DefaultMaxCalls matches what the Python pool serves at once (its
+	// gRPC stream limit), so that calls beyond it wait here, where a
+	// cancelled caller stops waiting, rather than queue inside the pool.
+	DefaultMaxCalls = 32
 )
 
 // Options configure a Supervisor. The zero value works.
@@ -53,6 +57,9 @@ type Options struct {
 	// TempDir is where the private folder for the pools' sockets is made.
 	// Empty means os.TempDir().
 	TempDir string
+	// MaxCalls bounds the calls in flight in one pool; further calls wait
+	// for one to end. Zero means DefaultMaxCalls.
+	MaxCalls int
 }
 
 // Supervisor runs the pools of one program. All its methods are safe to
@@ -84,6 +91,9 @@ func New(m *manifest.Manifest, opts Options) *Supervisor {
 	}
 	if opts.DeathWindow <= 0 {
 		opts.DeathWindow = DefaultDeathWindow
+	}
+	if opts.MaxCalls <= 0 {
+		opts.MaxCalls = DefaultMaxCalls
 	}
 	return &Supervisor{
 		m:      m,
@@ -132,6 +142,57 @@ func Name(lang string) string {
 	return lang
 }
 
+// UnavailableError is the failure of a call whose pool is not there to
+// take it: it failed to start, or died so often lately that it is not
+// started again until RetryAfter has passed.
+type UnavailableError struct {
+	Pool string // the pool's name, such as "python"
+	Err  error
+	// RetryAfter is how long until a start will be tried again; zero when
+	// the next call tries at once.
+	RetryAfter time.Duration
+}
+
+func (e *UnavailableError) Error() string { return e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Status is the state of one pool.
+type Status struct {
+	Lang string `json:"lang"`
+	Name string `json:"name"`
+	// State is "idle" (not started yet), "starting", "running", "down"
+	// (died or failed to start; the next call starts it again),
+	// "held" (died too often lately; not started again for now) or
+	// "stopped" (the supervisor is closed).
+	State string `json:"state"`
+	// Calls is the number of calls in flight.
+	Calls int `json:"calls"`
+	// Deaths counts deaths and failed starts within the death window.
+	Deaths int `json:"deaths"`
+	// Last says how the last death or failed start ended.
+	Last string `json:"last,omitempty"`
+}
+
+// Status reports the state of every pool of the program, in manifest
+// order.
+func (s *Supervisor) Status() []Status {
+	out := make([]Status, 0, len(s.m.Pools))
+	for _, p := range s.m.Pools {
+		st := Status{Lang: p.Lang, Name: Name(p.Lang), State: "idle"}
+		s.mu.Lock()
+		sp, closed := s.pools[p.Lang], s.closed
+		s.mu.Unlock()
+		if sp != nil {
+			sp.status(&st)
+		}
+		if closed {
+			st.State = "stopped"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 // Start starts the pools for langs in parallel (servers start eagerly).
 // It returns once they all answer, or with the errors of those that could
 // not start. Pools already running are left as they are.
@@ -155,7 +216,17 @@ func (s *Supervisor) Start(ctx context.Context, langs ...string) error {
 // *DiedError. Cancelling ctx abandons the call (the function may still run
 // to its end in the pool).
 func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
-	inst, err := s.running(ctx, f.Pool)
+	sp, err := s.supervised(f.Pool)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case sp.slots <- struct{}{}:
+		defer func() { <-sp.slots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), ctx.Err())
+	}
+	inst, err := sp.running(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +263,7 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		}
 		s.dir = dir
 	}
-	sp := &supervised{sup: s, lang: lang, argv: s.m.PoolCommand(p)}
+	sp := &supervised{sup: s, lang: lang, argv: s.m.PoolCommand(p), slots: make(chan struct{}, s.opts.MaxCalls)}
 	s.pools[lang] = sp
 	return sp, nil
 }

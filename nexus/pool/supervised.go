@@ -14,6 +14,8 @@ type supervised struct {
 	sup  *Supervisor
 	lang string
 	argv []string
+	// slots holds a token per call in flight, bounding them.
+	slots chan struct{}
 
 	// mu guards the fields below. It is never held while waiting on a
 	// pool.
@@ -88,6 +90,7 @@ func (sp *supervised) start(a *attempt, inst *instance) {
 	if err != nil {
 		if err != ErrClosed {
 			sp.noteLocked(err.Error())
+			err = &UnavailableError{Pool: sp.name(), Err: err}
 		}
 		a.err = err
 	} else {
@@ -150,8 +153,38 @@ func (sp *supervised) guardLocked(now time.Time) error {
 	if len(recent) < opts.MaxDeaths {
 		return nil
 	}
-	return fmt.Errorf("%s pool died or failed to start %d times within %s; not starting it again for now (last time: %s)",
-		sp.name(), len(recent), opts.DeathWindow, sp.last)
+	return &UnavailableError{
+		Pool:       sp.name(),
+		RetryAfter: recent[0].Add(opts.DeathWindow).Sub(now),
+		Err: fmt.Errorf("%s pool died or failed to start %d times within %s; not starting it again for now (last time: %s)",
+			sp.name(), len(recent), opts.DeathWindow, sp.last),
+	}
+}
+
+// status fills in st from the pool's state.
+func (sp *supervised) status(st *Status) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	now := time.Now()
+	for _, t := range sp.deaths {
+		if now.Sub(t) < sp.sup.opts.DeathWindow {
+			st.Deaths++
+		}
+	}
+	st.Last = sp.last
+	st.Calls = len(sp.slots)
+	switch {
+	case sp.closed:
+		st.State = "stopped"
+	case sp.cur != nil && !sp.cur.proc().exited():
+		st.State = "running"
+	case sp.attempt != nil:
+		st.State = "starting"
+	case st.Deaths >= sp.sup.opts.MaxDeaths:
+		st.State = "held"
+	case st.Deaths > 0:
+		st.State = "down"
+	}
 }
 
 // close stops the running instance and any being started, for good.

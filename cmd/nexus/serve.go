@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/nexus/router"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "serve several programs behind one HTTP endpoint: MCP and a JSON API",
+		ArgsUsage: "PROG|MANIFEST... --http-port N",
+		Description: "MCP at /mcp, where each command is a tool named <module>__<command>, and\n" +
+			"beside it a JSON API: POST /call/<module>/<command> with the arguments by name\n" +
+			"as a JSON object, GET /discover (the programs and their tools), GET /health\n" +
+			"(each program's pools). Pools start on first use.",
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "http-port", Required: true, Usage: "listen on `PORT` (0 picks a free one)"},
+		}, serverFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError{errors.New("serve needs at least one program: nexus serve PROG... --http-port N")}
+			}
+			var ms []*manifest.Manifest
+			for _, path := range c.Args().Slice() {
+				m, err := manifest.Load(path)
+				if err != nil {
+					return err
+				}
+				ms = append(ms, m)
+			}
+			rt, err := router.New(ms, router.Options{
+				MCP: mcpOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr,
+			})
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serveHTTP(ctx, c, rt, "MCP at /mcp and the JSON API", func() { rt.Close() })
+		},
+	}
+}

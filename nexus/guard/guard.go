@@ -1,0 +1,198 @@
+// Package guard is the safety in front of nexus's HTTP endpoints, checked
+// before anything else a request asks for: where the server may listen,
+// DNS-rebinding protection (Host and Origin), the bearer token, the
+// content type and the size of a body.
+//
+// A browser page on any site can send requests to a server on localhost;
+// the Host and Origin checks stop that, and the token stops everyone else
+// when the server listens beyond the loopback interface.
+package guard
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// DefaultMaxBody bounds a request body when Policy leaves it zero: large
+// enough for a call carrying a few million numbers as JSON, small enough
+// that one request cannot exhaust memory.
+const DefaultMaxBody = 64 << 20
+
+// Policy says what requests a server accepts. Build it with New.
+type Policy struct {
+	// addr is the address the server listens on, host and port.
+	host, port string
+	// anyHost is set when listening on every interface: the Host header
+	// may then be any name the machine is reached by.
+	anyHost bool
+	// tokenSum is the SHA-256 of the token, or nil when none is needed.
+	// Comparing fixed-length sums in constant time leaks neither the
+	// token nor its length.
+	tokenSum []byte
+	maxBody  int64
+}
+
+// Options configure a Policy.
+type Options struct {
+	// Addr is the address the server listens on ("127.0.0.1:8080").
+	Addr string
+	// Token, when not empty, must come with every request as
+	// "Authorization: Bearer <Token>".
+	Token string
+	// AllowNoAuth permits listening beyond the loopback interface without
+	// a token.
+	AllowNoAuth bool
+	// MaxBody bounds a request body in bytes; zero means DefaultMaxBody.
+	MaxBody int64
+}
+
+// New checks where the server is about to listen and returns the policy
+// for its requests. Listening on a non-loopback address without a token is
+// refused unless AllowNoAuth is set: anyone on the network could run the
+// program's functions.
+func New(opts Options) (*Policy, error) {
+	host, port, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w", opts.Addr, err)
+	}
+	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody}
+	if p.maxBody <= 0 {
+		p.maxBody = DefaultMaxBody
+	}
+	if opts.Token != "" {
+		sum := sha256.Sum256([]byte(opts.Token))
+		p.tokenSum = sum[:]
+	}
+	if !IsLoopback(host) {
+		if opts.Token == "" && !opts.AllowNoAuth {
+			return nil, fmt.Errorf("refusing to listen on %s without a token: anyone who can reach it could run the program's functions; "+
+				"set --auth-token or NEXUS_MCP_TOKEN, or pass --allow-no-auth if the network is trusted", opts.Addr)
+		}
+		ip := net.ParseIP(host)
+		p.anyHost = host == "" || (ip != nil && ip.IsUnspecified())
+	}
+	return p, nil
+}
+
+// IsLoopback reports whether host (a name or an IP) is the loopback
+// interface.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Wrap returns next behind the policy's checks, in this order: Host and
+// Origin (403), the token (401, with WWW-Authenticate: Bearer), and for
+// a POST the content type (415) and the body's size (413, when it is read
+// past the limit).
+func (p *Policy) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !p.hostAllowed(r.Host) {
+			http.Error(w, "forbidden: Host "+quoted(r.Host)+" is not this server", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o, r.Host) {
+			http.Error(w, "forbidden: Origin "+quoted(o)+" may not call this server", http.StatusForbidden)
+			return
+		}
+		if !p.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="nexus"`)
+			http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodPost {
+			if !isJSON(r.Header.Get("Content-Type")) {
+				http.Error(w, "unsupported media type: POST a body of Content-Type: application/json", http.StatusUnsupportedMediaType)
+				return
+			}
+			if r.ContentLength > p.maxBody {
+				http.Error(w, tooLarge(p.maxBody), http.StatusRequestEntityTooLarge)
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TooLarge reports whether err, from reading a body, is the body limit.
+func TooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}
+
+// BodyLimitMessage is the message of a 413 for a body over limit bytes.
+func (p *Policy) BodyLimitMessage() string { return tooLarge(p.maxBody) }
+
+func tooLarge(limit int64) string {
+	return fmt.Sprintf("request body too large: the limit is %d bytes", limit)
+}
+
+func (p *Policy) authorized(r *http.Request) bool {
+	if p.tokenSum == nil {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return subtle.ConstantTimeCompare(sum[:], p.tokenSum) == 1
+}
+
+// hostAllowed checks the Host header against DNS rebinding: a page on an
+// attacker's domain that resolves to 127.0.0.1 sends its own name.
+func (p *Policy) hostAllowed(hostport string) bool {
+	if p.anyHost {
+		return true
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, ""
+	}
+	if port != "" && port != p.port {
+		return false
+	}
+	return p.nameAllowed(host)
+}
+
+// originAllowed checks a browser's Origin: the server's own, or localhost.
+// On every interface, the server's own is whatever name the request was
+// sent to (the Host check cannot narrow that, so the token protects).
+func (p *Policy) originAllowed(origin, reqHost string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	if p.anyHost && strings.EqualFold(u.Host, reqHost) {
+		return true
+	}
+	return p.nameAllowed(u.Hostname())
+}
+
+func (p *Policy) nameAllowed(host string) bool {
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	return host == p.host || IsLoopback(host)
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+func quoted(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
