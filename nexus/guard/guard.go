@@ -125,14 +125,12 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-// TooLarge reports whether err, from reading a body, is the body limit.
+// TooLarge reports whether err, from reading a request body behind Wrap,
+// is the body limit: the handler should answer 413.
 func TooLarge(err error) bool {
 	var mbe *http.MaxBytesError
 	return errors.As(err, &mbe)
 }
-
-// BodyLimitMessage is the message of a 413 for a body over limit bytes.
-func (p *Policy) BodyLimitMessage() string { return tooLarge(p.maxBody) }
 
 func tooLarge(limit int64) string {
 	return fmt.Sprintf("request body too large: the limit is %d bytes", limit)

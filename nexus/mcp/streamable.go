@@ -4,13 +4,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/nexus-run/nexus/nexus/guard"
 	"github.com/nexus-run/nexus/nexus/jsonrpc"
 )
 
@@ -127,8 +127,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if guard.TooLarge(err) {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}

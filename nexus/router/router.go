@@ -20,6 +20,7 @@ import (
 
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/nexus/dispatch"
+	"github.com/nexus-run/nexus/nexus/guard"
 	"github.com/nexus-run/nexus/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/nexus/mcp"
 	"github.com/nexus-run/nexus/nexus/pool"
@@ -119,8 +120,7 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if guard.TooLarge(err) {
 			fail(w, http.StatusRequestEntityTooLarge, "request body too large")
 			return
 		}

@@ -1,0 +1,255 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// httpClient talks to an HTTPHandler served on a real loopback port.
+type httpClient struct {
+	t    *testing.T
+	url  string
+	auth string
+}
+
+func serveHTTP(t *testing.T, opts Options, hopts HTTPOptions) (*httpClient, *HTTPHandler, *fakePools) {
+	t.Helper()
+	srv, pools := callsServer(t, opts)
+	h := NewHTTPHandler(srv, hopts)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ts.Close()
+		h.Close()
+	})
+	return &httpClient{t: t, url: ts.URL}, h, pools
+}
+
+// post sends body in session sid ("" for none) and returns the status,
+// the reply body and the headers.
+func (c *httpClient) post(ctx context.Context, sid, body string, headers ...string) (int, string, http.Header) {
+	c.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set(HeaderSessionID, sid)
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, "", nil
+		}
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out), resp.Header
+}
+
+// open initializes a session and returns its id.
+func (c *httpClient) open() string {
+	c.t.Helper()
+	status, body, h := c.post(context.Background(), "", initLine)
+	sid := h.Get(HeaderSessionID)
+	if status != 200 || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(sid) {
+		c.t.Fatalf("initialize: %d %q, session id %q", status, body, sid)
+	}
+	if status, _, _ := c.post(context.Background(), sid, initializedLine); status != http.StatusAccepted {
+		c.t.Fatalf("notifications/initialized: got %d, want 202", status)
+	}
+	return sid
+}
+
+func (c *httpClient) do(method, sid string) int {
+	c.t.Helper()
+	req, _ := http.NewRequest(method, c.url, nil)
+	if sid != "" {
+		req.Header.Set(HeaderSessionID, sid)
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+const (
+	listLine = `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
+	addLine  = `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"add","arguments":{"_1":1,"_2":2}}}`
+)
+
+func TestHTTPSession(t *testing.T) {
+	c, h, _ := serveHTTP(t, Options{}, HTTPOptions{})
+	sid := c.open()
+	status, body, hdr := c.post(context.Background(), sid, addLine)
+	if status != 200 || body != `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"3"}]}}` || hdr.Get("Content-Type") != "application/json" {
+		t.Errorf("call: %d %s %q", status, body, hdr.Get("Content-Type"))
+	}
+	status, body, _ = c.post(context.Background(), sid, addLine, "Accept", "text/event-stream")
+	if want := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":6,"; status != 200 || !strings.HasPrefix(body, want) || !strings.HasSuffix(body, "\n\n") {
+		t.Errorf("event stream: %d %q", status, body)
+	}
+	if h.Sessions() != 1 {
+		t.Errorf("sessions: %d, want 1", h.Sessions())
+	}
+	if got := c.do(http.MethodGet, sid); got != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d, want 405", got)
+	}
+	if got := c.do(http.MethodDelete, sid); got != http.StatusNoContent {
+		t.Errorf("DELETE: %d, want 204", got)
+	}
+	if got := c.do(http.MethodDelete, sid); got != http.StatusNotFound {
+		t.Errorf("DELETE again: %d, want 404", got)
+	}
+	if status, body, _ := c.post(context.Background(), sid, listLine); status != http.StatusNotFound || !strings.Contains(body, `"id":5`) {
+		t.Errorf("after DELETE: %d %s, want 404", status, body)
+	}
+	if h.Sessions() != 0 {
+		t.Errorf("sessions after DELETE: %d", h.Sessions())
+	}
+}
+
+func TestHTTPErrors(t *testing.T) {
+	c, _, _ := serveHTTP(t, Options{}, HTTPOptions{})
+	sid := c.open()
+	for _, tc := range []struct {
+		name, sid, body string
+		headers         []string
+		status          int
+		want            string
+	}{
+		{"no session id", "", listLine, nil, 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"missing Mcp-Session-Id header`},
+		{"no session id, string id", "", `{"jsonrpc":"2.0","id":"s","method":"ping"}`, nil, 400, `{"jsonrpc":"2.0","id":"s","error":`},
+		{"unknown session", "00000000000000000000000000000000", listLine, nil, 404, `{"jsonrpc":"2.0","id":5,"error":`},
+		{"not JSON", sid, `{"jsonrpc":`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
+		{"unsupported version header", sid, listLine, []string{HeaderProtocolVersion, "1999-01-01"}, 400, `"code":-32600`},
+		{"supported version header", sid, listLine, []string{HeaderProtocolVersion, "2025-06-18"}, 200, `{"jsonrpc":"2.0","id":5,"result":{"tools":[`},
+		{"initialize again", sid, initLine, nil, 200, `"message":"the session is already initialized"`},
+		{"notification", sid, `{"jsonrpc":"2.0","method":"notifications/whatever"}`, nil, 202, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body, _ := c.post(context.Background(), tc.sid, tc.body, tc.headers...)
+			if status != tc.status || !strings.HasPrefix(body, tc.want) && !strings.Contains(body, tc.want) {
+				t.Errorf("got %d %s\nwant %d %s", status, body, tc.status, tc.want)
+			}
+		})
+	}
+}
+
+func TestHTTPSessionBelongsToItsCredentials(t *testing.T) {
+	c, _, _ := serveHTTP(t, Options{}, HTTPOptions{})
+	c.auth = "Bearer alice"
+	sid := c.open()
+	c.auth = "Bearer mallory"
+	if status, _, _ := c.post(context.Background(), sid, listLine); status != http.StatusNotFound {
+		t.Errorf("another credential: %d, want 404", status)
+	}
+	if got := c.do(http.MethodDelete, sid); got != http.StatusNotFound {
+		t.Errorf("another credential's DELETE: %d, want 404", got)
+	}
+	c.auth = "Bearer alice"
+	if status, _, _ := c.post(context.Background(), sid, listLine); status != 200 {
+		t.Errorf("own credential: %d, want 200", status)
+	}
+}
+
+func TestHTTPSessionExpiry(t *testing.T) {
+	c, _, pools := serveHTTP(t, Options{}, HTTPOptions{SessionIdle: 500 * time.Millisecond})
+	idle := c.open()
+	busy := c.open()
+	done := make(chan int)
+	go func() {
+		status, _, _ := c.post(context.Background(), busy, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{"key":"busy"}}}`)
+		done <- status
+	}()
+	<-pools.started
+	time.Sleep(1200 * time.Millisecond) // well past the idle time
+	if status, _, _ := c.post(context.Background(), idle, listLine); status != http.StatusNotFound {
+		t.Errorf("idle session: %d, want 404", status)
+	}
+	// A session with a call in flight is not idle.
+	pools.release("busy")
+	if status := <-done; status != 200 {
+		t.Errorf("the busy session's call: %d, want 200", status)
+	}
+	if status, _, _ := c.post(context.Background(), busy, listLine); status != 200 {
+		t.Errorf("busy session: %d, want 200", status)
+	}
+}
+
+func TestHTTPSessionCap(t *testing.T) {
+	c, _, _ := serveHTTP(t, Options{}, HTTPOptions{MaxSessions: 2})
+	c.open()
+	c.open()
+	status, body, hdr := c.post(context.Background(), "", initLine)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(body, `"id":0`) {
+		t.Errorf("third session: %d %s", status, body)
+	}
+}
+
+func TestHTTPDisconnectCancelsCall(t *testing.T) {
+	c, h, pools := serveHTTP(t, Options{}, HTTPOptions{})
+	sid := c.open()
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
+	go func() {
+		c.post(ctx, sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{"key":"gone"}}}`)
+		close(ended)
+	}()
+	<-pools.started
+	cancel()
+	<-ended
+	// The fake pool returns only when the call's context ends, so the
+	// session's calls drain only if the disconnect cancelled the call.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		h.mu.Lock()
+		s := h.sessions[sid]
+		busy := s != nil && s.Busy()
+		h.mu.Unlock()
+		if !busy {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call of the client that went away is still running")
+		}
+	}
+	if status, _, _ := c.post(context.Background(), sid, addLine); status != 200 {
+		t.Errorf("the session after the disconnect: %d", status)
+	}
+}
+
+func TestHTTPCancelledCallGetsNoReply(t *testing.T) {
+	c, _, pools := serveHTTP(t, Options{}, HTTPOptions{})
+	sid := c.open()
+	got := make(chan string)
+	go func() {
+		status, body, _ := c.post(context.Background(), sid, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait","arguments":{"key":"x"}}}`)
+		got <- http.StatusText(status) + " " + body
+	}()
+	<-pools.started
+	if status, _, _ := c.post(context.Background(), sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`); status != 202 {
+		t.Fatalf("cancel: %d", status)
+	}
+	if r := <-got; r != "Accepted " {
+		t.Errorf("the cancelled call's POST: got %q, want 202 with no body", r)
+	}
+}
