@@ -19,6 +19,7 @@ func main() {
 }
 
 func run(args []string) int {
+	startDebug()
 	app := &cli.App{
 		Name:    "nexus",
 		Usage:   "build and run multi-language programs",
