@@ -131,24 +131,42 @@ func benchPool(nexus, lang string, calls, payload int, floor time.Duration) (str
 // buildCalls builds the benchmark program for lang with `nexus make` and
 // loads its manifest.
 func buildCalls(nexus, lang string) (*manifest.Manifest, error) {
-	dir, err := os.MkdirTemp("", "nexus-bench-calls-")
+	launcher, err := makeCalls(nexus, lang)
 	if err != nil {
 		return nil, err
 	}
+	m, err := manifest.Load(launcher)
+	if err != nil {
+		os.RemoveAll(filepath.Dir(launcher))
+	}
+	return m, err
+}
+
+// makeCalls builds the benchmark program for lang with `nexus make` in a new
+// temporary directory and returns the path of its launcher; the caller
+// removes the launcher's directory.
+func makeCalls(nexus, lang string) (string, error) {
+	dir, err := os.MkdirTemp("", "nexus-bench-calls-")
+	if err != nil {
+		return "", err
+	}
 	loc, body := callsProgram(lang)
-	if err := os.WriteFile(filepath.Join(dir, "main.loc"), []byte(loc), 0o644); err != nil {
-		return nil, err
+	err = os.WriteFile(filepath.Join(dir, "main.loc"), []byte(loc), 0o644)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, callSources[lang].file), []byte(body), 0o644)
 	}
-	if err := os.WriteFile(filepath.Join(dir, callSources[lang].file), []byte(body), 0o644); err != nil {
-		return nil, err
+	if err == nil {
+		mk := exec.Command(nexus, "make", "-o", "calls", "main.loc")
+		mk.Dir = dir
+		if out, merr := mk.CombinedOutput(); merr != nil {
+			err = fmt.Errorf("nexus make: %v\n%s", merr, out)
+		}
 	}
-	mk := exec.Command(nexus, "make", "-o", "calls", "main.loc")
-	mk.Dir = dir
-	if out, err := mk.CombinedOutput(); err != nil {
+	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("nexus make: %v\n%s", err, out)
+		return "", err
 	}
-	return manifest.Load(filepath.Join(dir, "calls"))
+	return filepath.Join(dir, "calls"), nil
 }
 
 func bigList() []any {

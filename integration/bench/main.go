@@ -11,6 +11,12 @@
 // msgpack alone takes to encode and decode the same data in Go (the floor).
 // These go through the same dispatch and supervisor code as `./prog`, in
 // this process, with real pools.
+//
+// MCP: sequential tools/call throughput over stdio of `nexus mcp` for a
+// trivial Go-pool and a trivial Python-pool function, beside an MCP server
+// made with the official Go SDK that does the same work in-process (the
+// ceiling for a server without pools), all driven by the SDK's client.
+// `-only mcp` runs just this section.
 package main
 
 import (
@@ -29,22 +35,40 @@ func main() {
 	runs := flag.Int("runs", 30, "runs of each command in the start-up benchmark")
 	calls := flag.Int("calls", 2000, "trivial calls into each pool")
 	langs := flag.String("langs", "py,cpp,go", "pools to measure in the call benchmark")
-	only := flag.String("only", "", "run only one benchmark: startup or calls")
+	mcpCalls := flag.Int("mcp-calls", 2000, "tools/call requests to each server in the MCP benchmark")
+	only := flag.String("only", "", "run only one benchmark: startup, calls or mcp")
 	rawSocket := flag.String("serve-raw", "", "internal: serve the raw gRPC baseline on this socket")
+	mcpCeiling := flag.Bool("serve-mcp-ceiling", false, "internal: serve the MCP ceiling on stdio")
 	flag.Parse()
-	if *rawSocket != "" {
-		if err := serveRaw(*rawSocket); err != nil {
+	if *rawSocket != "" || *mcpCeiling {
+		var err error
+		if *mcpCeiling {
+			err = serveMCPCeiling()
+		} else {
+			err = serveRaw(*rawSocket)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
 		return
 	}
+	switch *only {
+	case "", "startup", "calls", "mcp":
+	default:
+		fmt.Fprintf(os.Stderr, "bench: -only %q: want startup, calls or mcp\n", *only)
+		os.Exit(2)
+	}
+	run := func(section string) bool { return *only == "" || *only == section }
 	nexusPath, err := filepath.Abs(*nexus)
-	if err == nil && *only != "calls" {
+	if err == nil && run("startup") {
 		err = benchStartup(nexusPath, *runs)
 	}
-	if err == nil && *only != "startup" {
+	if err == nil && run("calls") {
 		err = benchCalls(nexusPath, strings.Split(*langs, ","), *calls)
+	}
+	if err == nil && run("mcp") {
+		err = benchMCP(nexusPath, *mcpCalls)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
