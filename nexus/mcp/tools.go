@@ -116,6 +116,10 @@ func newTool(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, e
 		switch a.Kind {
 		case manifest.Positional:
 			positional++
+			if a.Type.Kind == types.Unit {
+				// `()` has one value: nothing for a client to give.
+				continue
+			}
 			key := a.Name
 			if key == "" {
 				key = fmt.Sprintf("_%d", positional)
@@ -222,13 +226,21 @@ func argSchema(a *manifest.Arg) (*Schema, bool, error) {
 	desc, def := docText(a.Doc), a.Default
 	if a.Kind == manifest.Flag && a.OnlyNegation() {
 		// The property is the negation: its default is the opposite.
-		desc = joinText(desc, "true turns the argument off.")
+		desc = joinText(desc, "(true means "+flagLabel(a.FalseLong, a.FalseShort)+")")
 		if v, ok, err := a.Omitted(); ok && err == nil {
 			def = []byte(strconv.FormatBool(!v.(bool)))
 		}
 	}
 	s.Description = withDefault(desc, def)
 	return s, !ok, nil
+}
+
+// flagLabel is a flag as typed on the command line.
+func flagLabel(long, short string) string {
+	if long != "" {
+		return "--" + long
+	}
+	return "-" + short
 }
 
 // docText joins docstring lines into a description.

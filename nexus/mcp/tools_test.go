@@ -168,7 +168,7 @@ func TestToolSchemas(t *testing.T) {
 		"opts": `{"name":"opts","description":"An option and a flag.","inputSchema":{"type":"object","properties":{
 			"factor":{"type":"number","description":"The factor (default: 1.5)"},
 			"clean":{"type":"boolean","description":"(default: false)"},
-			"no-color":{"type":"boolean","description":"true turns the argument off. (default: false)"}},"required":[],"additionalProperties":false}}`,
+			"no-color":{"type":"boolean","description":"(true means --no-color) (default: false)"}},"required":[],"additionalProperties":false}}`,
 		"kinds": `{"name":"kinds","description":"Optionals, a map and a tuple.","inputSchema":{"type":"object","properties":{
 			"_1":{"type":["integer","null"]},
 			"_2":{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer"}}},

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import builtins
 import importlib.util
+import inspect
 import os
 import sys
 from types import ModuleType
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from . import convert
 from .service import Entry
@@ -43,8 +44,24 @@ def functions(
             args=[convert.to_python(a, records, lookup) for a in args],
             result=convert.from_python(result, records),
             pairs=any(convert.needs_pairs(a, records) for a in args),
+            keep=_kept_arguments(fn, args),
         )
     return table
+
+
+def _kept_arguments(fn: Any, args: Sequence[Any]) -> Optional[list[int]]:
+    """The arguments to pass fn: all (None), unless some are `()` and fn
+    cannot take them all, as the C++ and Go pools do for functions without
+    a parameter for `()`."""
+    if "unit" not in args:
+        return None
+    try:
+        inspect.signature(fn).bind(*([None] * len(args)))
+        return None
+    except TypeError:
+        return [i for i, a in enumerate(args) if a != "unit"]
+    except ValueError:  # no signature (some builtins): pass everything
+        return None
 
 
 def _import(index: int, path: str) -> ModuleType:

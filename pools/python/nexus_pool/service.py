@@ -9,7 +9,7 @@ pool down.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence
 
 import msgpack
 
@@ -24,6 +24,10 @@ class Entry(NamedTuple):
     args: Sequence[convert.Conv]  # one converter (or None) per argument
     result: convert.Conv
     pairs: bool  # unpack maps through convert.pairs_to_dict
+    # The indexes of the arguments to pass, or None for all: a `()`
+    # argument is left out when the function takes no parameter for it
+    # (`now :: () -> Int` sourced from `def now():`).
+    keep: Optional[Sequence[int]] = None
 
 
 class Pool:
@@ -60,6 +64,7 @@ def _runner(entry: Entry) -> Callable[[memoryview], bytes]:
     hook = convert.pairs_to_dict if entry.pairs else None
     converters = entry.args if any(c is not None for c in entry.args) else None
     result_converter = entry.result
+    keep = entry.keep
 
     def run(args: memoryview) -> bytes:
         argv = msgpack.unpackb(args, raw=False, strict_map_key=False, object_pairs_hook=hook)
@@ -69,6 +74,8 @@ def _runner(entry: Entry) -> Callable[[memoryview], bytes]:
             )
         if converters is not None:
             argv = [a if c is None else c(a) for c, a in zip(converters, argv)]
+        if keep is not None:
+            argv = [argv[i] for i in keep]
         result = fn(*argv)
         if result_converter is not None:
             result = result_converter(result)
