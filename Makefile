@@ -1,11 +1,12 @@
 # The two commands a newcomer needs: `make demo` (install what is needed,
 # build nexus, run the example) and `make test` (the whole test suite, as CI
-# runs it). `make bench` prints the benchmark table of the README.
+# runs it). `make bench` prints the benchmark tables of the README, and
+# `make load` runs the MCP load test over HTTP.
 
 GO      ?= go
 NEXUS   := $(CURDIR)/bin/nexus
 
-.PHONY: all setup build demo test lint bench proto clean
+.PHONY: all setup build demo test lint bench load proto clean
 
 all: build
 
@@ -28,6 +29,11 @@ test: setup lint
 
 bench: setup build
 	$(GO) run ./integration/bench -nexus $(NEXUS)
+
+# The MCP load test over HTTP: 64 sessions x 200 calls against a Python and
+# a C++ function, beside an in-process Go SDK server; loopback only.
+load: setup build
+	$(GO) run ./integration/load -nexus $(NEXUS)
 
 # Regenerates proto/*.pb.go from proto/pool.proto, with protoc from setup
 # and the Go plugins at the versions the committed files were made with.

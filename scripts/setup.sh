@@ -40,16 +40,24 @@ if [ -n "$need_apt" ]; then
 	apt_install $need_apt
 fi
 
-# npm ci only when the packages are missing or the lock file changed since
-# they were installed (npm writes node_modules/.package-lock.json then).
-mcpclient="$(dirname "$0")/../integration/mcpclient"
-if [ ! -d "$mcpclient/node_modules/@modelcontextprotocol/sdk" ] ||
-	[ ! -f "$mcpclient/node_modules/.package-lock.json" ] ||
-	[ "$mcpclient/package-lock.json" -nt "$mcpclient/node_modules/.package-lock.json" ]; then
-	echo "setup: installing the MCP test client's npm packages"
-	# --silent hides npm's own error too: say where to look.
-	(cd "$mcpclient" && npm ci --no-audit --no-fund --silent) || {
-		echo "setup: npm ci failed in integration/mcpclient; run it there without --silent to see why" >&2
-		exit 1
-	}
-fi
+# npm_ci DIR MARKER installs DIR's pinned npm packages, only when MARKER (a
+# package folder) is missing or the lock file changed since they were
+# installed (npm writes node_modules/.package-lock.json then).
+npm_ci() {
+	if [ ! -d "$1/node_modules/$2" ] ||
+		[ ! -f "$1/node_modules/.package-lock.json" ] ||
+		[ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; then
+		echo "setup: installing the npm packages of ${1#"$root"/}"
+		# --silent hides npm's own error too: say where to look.
+		(cd "$1" && npm ci --no-audit --no-fund --silent) || {
+			echo "setup: npm ci failed in $1; run it there without --silent to see why" >&2
+			exit 1
+		}
+	fi
+}
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+# The TypeScript SDK client the MCP integration tests drive servers with.
+npm_ci "$root/integration/mcpclient" "@modelcontextprotocol/sdk"
+# The MCP conformance suite (it brings its own Node 22 as a package).
+npm_ci "$root/integration/conformance" "@modelcontextprotocol/conformance"

@@ -222,7 +222,18 @@ func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byt
 	if f.ID < 0 || f.ID > math.MaxUint32 {
 		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)
 	}
-	reply, err := inst.pool.Call(ctx, &proto.CallRequest{Function: uint32(f.ID), Args: args})
+	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
+	reply, err := inst.pool.Call(ctx, req)
+	for try := 1; err != nil && refused(err) && try <= maxRefusals && !inst.proc().exited(); try++ {
+		// The pool turned the stream away before reading it (HTTP/2's
+		// stream limit), so the function did not run: sending it again
+		// is safe. gRPC itself retries such a stream only once.
+		select {
+		case <-time.After(time.Duration(try) * time.Millisecond):
+		case <-ctx.Done():
+		}
+		reply, err = inst.pool.Call(ctx, req)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
@@ -239,6 +250,19 @@ func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byt
 		return nil, &FunctionError{Pool: inst.sp.name(), Function: f.Name, Message: reply.Error}
 	}
 	return reply.Result, nil
+}
+
+// maxRefusals bounds how often a call the pool refused is sent again: the
+// refusals are brief (a burst of calls), and a pool that keeps refusing
+// has something else wrong with it, which the error should show.
+const maxRefusals = 20
+
+// refused reports whether err is a stream the pool refused without
+// reading it (REFUSED_STREAM), so that the call never reached the
+// function.
+func refused(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.Unavailable && strings.Contains(st.Message(), "REFUSED_STREAM")
 }
 
 // died reports whether the pool has died, after a failed call. A broken

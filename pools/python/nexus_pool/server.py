@@ -22,8 +22,8 @@ milliseconds, a watch looks every WATCH_PERIOD for a method that has run a
 whole period with no thread left polling, and then starts another poller
 (or wakes a parked one); a method begun while another runs gets one at
 once. A thread whose method ends while another polls parks until needed.
-The nexus may open at most MAX_CALLS calls at once (HTTP/2's concurrent
-stream limit); more wait in the nexus for their turn.
+The nexus bounds the calls it has in flight in a pool (`--pool-calls`);
+more wait in the nexus for their turn.
 
 The core bindings are not grpcio's public API. Should a grpcio not have
 them as this module expects, serve uses grpc.server instead: slower, but
@@ -55,10 +55,16 @@ WATCH_PERIOD = 0.002
 # Periods without a new call after which the watch sleeps until one comes.
 _WATCH_IDLE = 100
 
-# How many calls may run at once, each in a thread of its own: as many as
-# grpc.server's default executor has threads on a large machine, ample for
-# functions that wait on I/O, and a bound on threads for those that do not.
+# How many calls the fallback server (grpc.server) runs at once, each in a
+# thread of its own: as many as its default executor has threads on a large
+# machine, ample for functions that wait on I/O.
 MAX_CALLS = 32
+
+# HTTP/2's limit on streams open at once: only a backstop, far above what
+# the nexus sends (it bounds the calls in flight itself). gRPC's core counts
+# a stream until it has fully closed, a while after its reply has gone, so
+# a limit near the nexus's own bound refuses streams under load.
+MAX_STREAMS = 1024
 
 
 class Abort(Exception):
@@ -81,7 +87,7 @@ def serve(
     """Serves methods, keyed by full name ("/package.Service/Method"), on
     address; calls ready once the server listens, then serves until the
     process exits. Calls to other methods end with UNIMPLEMENTED."""
-    options = [*options, ("grpc.max_concurrent_streams", MAX_CALLS)]
+    options = [*options, ("grpc.max_concurrent_streams", MAX_STREAMS)]
     try:
         core = CoreServer(methods, address, options)
     except (ImportError, AttributeError, TypeError):

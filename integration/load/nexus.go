@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// nexusServer is the running nexus server.
+type nexusServer struct {
+	cmd      *exec.Cmd
+	base     string // http://127.0.0.1:PORT
+	endpoint string // base + "/mcp"
+	debug    string // http://127.0.0.1:PORT/debug/pprof/, or "" without the profiler
+	stderr   *lockedBuffer
+	exited   chan error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startNexus starts `nexus mcp PROG` or `nexus serve PROG` on a free
+// loopback port, with Go's profiler on another (NEXUS_DEBUG_ADDR), and
+// waits for the addresses it prints.
+func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusServer, error) {
+	args := []string{c.server, launcher, "--http-port", "0", "--pool-calls", strconv.Itoa(c.poolCalls)}
+	cmd := exec.Command(nexus, args...)
+	cmd.Dir = filepath.Dir(launcher)
+	cmd.Env = append(os.Environ(), "NEXUS_DEBUG_ADDR=127.0.0.1:0")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &nexusServer{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	serving := regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
+	profiler := regexp.MustCompile(`nexus: profiler on (http://\S+)`)
+	type addrs struct{ base, debug string }
+	ready := make(chan addrs, 1)
+	go func() {
+		var debug string
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(s.stderr, line)
+			if m := profiler.FindStringSubmatch(line); m != nil {
+				debug = m[1] // printed before the server starts
+			}
+			if m := serving.FindStringSubmatch(line); m != nil {
+				select {
+				case ready <- addrs{m[1], debug}:
+				default:
+				}
+			}
+		}
+		io.Copy(s.stderr, pipe)
+		s.exited <- cmd.Wait()
+	}()
+	select {
+	case a := <-ready:
+		s.base, s.endpoint, s.debug = a.base, a.base+"/mcp", a.debug
+		return s, nil
+	case err := <-s.exited:
+		return nil, fmt.Errorf("nexus %s exited before serving: %v\n%s", c.server, err, s.stderr.String())
+	case <-time.After(time.Minute):
+		s.cmd.Process.Kill()
+		return nil, fmt.Errorf("nexus %s printed no address within a minute\n%s", c.server, s.stderr.String())
+	case <-ctx.Done():
+		s.cmd.Process.Kill()
+		return nil, ctx.Err()
+	}
+}
+
+// stop sends SIGTERM and waits for the server to exit.
+func (s *nexusServer) stop() error {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.exited:
+		return err
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.exited
+		return errors.New("did not stop within 30 s of SIGTERM; killed")
+	}
+}
+
+// snapshot is what the server looks like at one moment.
+type snapshot struct {
+	rss        int64 // nexus itself, bytes
+	pools      []proc
+	goroutines int   // -1 without the profiler
+	heap       int64 // HeapAlloc after a GC, bytes; -1 without the profiler or in a light snapshot
+	sessions   int   // from /health; -1 under nexus mcp, which has none
+}
+
+type proc struct {
+	pid  int
+	name string
+	rss  int64
+}
+
+var (
+	goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
+	heapAlloc      = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)`)
+	mcpSessions    = regexp.MustCompile(`"mcp_sessions":\s*(\d+)`)
+)
+
+// snapshot reads the server's state. Only a full one forces a GC to read
+// the live heap: the samples taken during the load must not disturb it.
+func (s *nexusServer) snapshot(ctx context.Context, full bool) snapshot {
+	pid := s.cmd.Process.Pid
+	snap := snapshot{rss: rss(pid), goroutines: -1, heap: -1, sessions: -1}
+	for _, child := range children(pid) {
+		snap.pools = append(snap.pools, proc{pid: child, name: procName(child), rss: rss(child)})
+	}
+	if s.debug != "" {
+		if body, err := get(ctx, s.debug+"goroutine?debug=1"); err == nil {
+			if m := goroutineTotal.FindStringSubmatch(body); m != nil {
+				snap.goroutines, _ = strconv.Atoi(m[1])
+			}
+		}
+		if full {
+			// gc=1 runs a collection first, so HeapAlloc is what is live.
+			if body, err := get(ctx, s.debug+"heap?debug=1&gc=1"); err == nil {
+				if m := heapAlloc.FindStringSubmatch(body); m != nil {
+					snap.heap, _ = strconv.ParseInt(m[1], 10, 64)
+				}
+			}
+		}
+	}
+	if body, err := get(ctx, s.base+"/health"); err == nil {
+		if m := mcpSessions.FindStringSubmatch(body); m != nil {
+			snap.sessions, _ = strconv.Atoi(m[1])
+		}
+	}
+	return snap
+}
+
+func get(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(body), err
+}
+
+// backProblems says how after differs from before in what must come back:
+// the same pool processes (none new, none restarted), goroutines no more
+// than before, no session left, and the live Go heap no more than before
+// plus a little (1 MiB or 10%, for buffers and tables that fill once).
+// RSS is reported but not judged: the Go runtime and CPython keep freed
+// memory for reuse and return it to the system lazily.
+func backProblems(before, after snapshot) []string {
+	var out []string
+	if pids(before.pools) != pids(after.pools) {
+		out = append(out, fmt.Sprintf("pool processes %s before, %s after", pids(before.pools), pids(after.pools)))
+	}
+	if before.goroutines >= 0 && after.goroutines > before.goroutines {
+		out = append(out, fmt.Sprintf("%d goroutines after, %d before", after.goroutines, before.goroutines))
+	}
+	if after.sessions > 0 {
+		out = append(out, fmt.Sprintf("/health reports %d MCP sessions, want 0", after.sessions))
+	}
+	if before.heap >= 0 && after.heap > before.heap+max(1<<20, before.heap/10) {
+		out = append(out, fmt.Sprintf("live Go heap %s after, %s before", mib(after.heap), mib(before.heap)))
+	}
+	return out
+}
+
+// peak keeps the largest of each figure over the samples.
+func peak(a, b snapshot) snapshot {
+	a.rss = max(a.rss, b.rss)
+	a.goroutines = max(a.goroutines, b.goroutines)
+	a.sessions = max(a.sessions, b.sessions)
+	byPID := map[int]int64{}
+	for _, p := range b.pools {
+		byPID[p.pid] = p.rss
+	}
+	pools := make([]proc, len(a.pools))
+	for i, p := range a.pools {
+		p.rss = max(p.rss, byPID[p.pid])
+		pools[i] = p
+	}
+	a.pools = pools
+	return a
+}
+
+// ---------------------------------------------------------------------------
+// /proc
+
+// rss is a process's resident set from /proc/PID/status, in bytes.
+func rss(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// children lists the live processes whose parent is pid, in pid order: a
+// nexus server's pools.
+func children(pid int) []int {
+	var out []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		child, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, state, ok := stat(child); ok && ppid == pid && state != 'Z' {
+			out = append(out, child)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// stat reads the parent pid and the state from /proc/PID/stat.
+func stat(pid int) (ppid int, state byte, ok bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	if len(fields) < 2 {
+		return 0, 0, false
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return ppid, fields[0][0], err == nil
+}
+
+func alive(pid int) bool {
+	_, state, ok := stat(pid)
+	return ok && state != 'Z'
+}
+
+// procName names a pool by its command line: "python3 .../pools/py/pool.py"
+// is the Python pool, ".../pools/cpp/pool" the C++ one.
+func procName(pid int) string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+	for _, a := range args {
+		if i := strings.Index(a, "/pools/"); i >= 0 {
+			return strings.SplitN(a[i+len("/pools/"):], "/", 2)[0]
+		}
+	}
+	return filepath.Base(args[0])
+}
+
+func pids(ps []proc) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(p.pid)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
