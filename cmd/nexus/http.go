@@ -119,7 +119,10 @@ func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string,
 		// A reply may take as long as a call may run.
 		srv.WriteTimeout = callTimeout + time.Minute
 	}
-	fmt.Fprintf(os.Stderr, "nexus: serving %s on http://%s\n", what, ln.Addr())
+	// Shown as asked (0.0.0.0, not the [::] Go listens on), with the port
+	// that 0 picked.
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	fmt.Fprintf(os.Stderr, "nexus: serving %s on http://%s\n", what, net.JoinHostPort(c.String("http-host"), port))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

@@ -11,6 +11,7 @@ package guard
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -98,25 +99,25 @@ func IsLoopback(host string) bool {
 func (p *Policy) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !p.hostAllowed(r.Host) {
-			http.Error(w, "forbidden: Host "+quoted(r.Host)+" is not this server", http.StatusForbidden)
+			refuse(w, "forbidden: Host "+quoted(r.Host)+" is not this server", http.StatusForbidden)
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o, r.Host) {
-			http.Error(w, "forbidden: Origin "+quoted(o)+" may not call this server", http.StatusForbidden)
+			refuse(w, "forbidden: Origin "+quoted(o)+" may not call this server", http.StatusForbidden)
 			return
 		}
 		if !p.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="nexus"`)
-			http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			refuse(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
 			return
 		}
 		if r.Method == http.MethodPost {
 			if !isJSON(r.Header.Get("Content-Type")) {
-				http.Error(w, "unsupported media type: POST a body of Content-Type: application/json", http.StatusUnsupportedMediaType)
+				refuse(w, "unsupported media type: POST a body of Content-Type: application/json", http.StatusUnsupportedMediaType)
 				return
 			}
 			if r.ContentLength > p.maxBody {
-				http.Error(w, tooLarge(p.maxBody), http.StatusRequestEntityTooLarge)
+				refuse(w, tooLarge(p.maxBody), http.StatusRequestEntityTooLarge)
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
@@ -134,6 +135,18 @@ func TooLarge(err error) bool {
 
 func tooLarge(limit int64) string {
 	return fmt.Sprintf("request body too large: the limit is %d bytes", limit)
+}
+
+// refuse answers a refused request: a JSON object with the reason, as the
+// JSON API answers its own errors, so that clients read one format.
+func refuse(w http.ResponseWriter, msg string, status int) {
+	body, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
 }
 
 func (p *Policy) authorized(r *http.Request) bool {

@@ -139,11 +139,6 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
 		return
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && negotiate(v) != v {
-		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-			"unsupported %s: %s (this server speaks %s)", HeaderProtocolVersion, v, strings.Join(supported, ", "))))
-		return
-	}
 	sid := r.Header.Get(HeaderSessionID)
 	var s *httpSession
 	switch {
@@ -158,6 +153,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, status, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s", msg)))
 			return
 		}
+	case sid == "" && m.IsRequest() && !sessionMethod(m.Method):
+		// A method this server does not have, such as the server/discover
+		// probe of newer clients, is answered as such, with its id, so
+		// that the client falls back to initialize.
+		writeJSON(w, http.StatusOK, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
+		return
 	case sid == "":
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"missing %s header: send initialize first, then the session id it returns with every request", HeaderSessionID)))
@@ -166,6 +167,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		if s = h.lookup(sid, r); s == nil {
 			writeJSON(w, http.StatusNotFound, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 				"unknown or expired session: initialize a new one")))
+			return
+		}
+		// After initialize, requests say which version they speak.
+		if v := r.Header.Get(HeaderProtocolVersion); v != "" && negotiate(v) != v {
+			writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"unsupported %s: %s (this server speaks %s)", HeaderProtocolVersion, v, strings.Join(supported, ", "))))
 			return
 		}
 	}
@@ -307,6 +314,15 @@ func (h *HTTPHandler) expireLocked(now time.Time) {
 // a call in flight is not idle.
 func (h *HTTPHandler) expiredLocked(s *httpSession, now time.Time) bool {
 	return now.Sub(s.last) > h.idle && !s.Busy()
+}
+
+// sessionMethod reports whether method is one a session serves.
+func sessionMethod(method string) bool {
+	switch method {
+	case methodInitialize, methodPing, methodToolsList, methodToolsCall:
+		return true
+	}
+	return false
 }
 
 // owner identifies the credentials of r. Hashing keeps the token itself

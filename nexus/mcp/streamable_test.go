@@ -139,6 +139,8 @@ func TestHTTPErrors(t *testing.T) {
 	}{
 		{"no session id", "", listLine, nil, 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"missing Mcp-Session-Id header`},
 		{"no session id, string id", "", `{"jsonrpc":"2.0","id":"s","method":"ping"}`, nil, 400, `{"jsonrpc":"2.0","id":"s","error":`},
+		{"server/discover without a session", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, nil, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: server/discover"}}`},
+		{"ping without a session", "", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, `{"jsonrpc":"2.0","id":2,"error":`},
 		{"unknown session", "00000000000000000000000000000000", listLine, nil, 404, `{"jsonrpc":"2.0","id":5,"error":`},
 		{"not JSON", sid, `{"jsonrpc":`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
 		{"unsupported version header", sid, listLine, []string{HeaderProtocolVersion, "1999-01-01"}, 400, `"code":-32600`},
