@@ -589,15 +589,19 @@ func goSDKSession(t *testing.T, url string, header http.Header, serverName strin
 	}
 }
 
-// tsSDKSession runs the TypeScript SDK client against url (transport
-// holds it and maybe --token): tools/list, the calls, then terminate.
+// tsSDKSession runs the TypeScript SDK client over transport (stdio with
+// the server's command, or http with the url and maybe --token):
+// tools/list, the calls, then for HTTP terminate.
 func tsSDKSession(t *testing.T, transport []string, serverName string, tools []map[string]any, calls []sdkCall) {
 	t.Helper()
 	ops := []tsOp{{Op: "list"}}
 	for _, c := range calls {
 		ops = append(ops, tsOp{Op: "call", Name: c.tool, Arguments: c.args})
 	}
-	ops = append(ops, tsOp{Op: "terminate"})
+	stdio := transport[0] == "stdio"
+	if !stdio {
+		ops = append(ops, tsOp{Op: "terminate"})
+	}
 	s := tsClient(t, transport, ops...)
 	var info struct {
 		Name string `json:"name"`
@@ -620,7 +624,13 @@ func tsSDKSession(t *testing.T, transport []string, serverName string, tools []m
 	for i, c := range calls {
 		checkCallJSON(t, "TS SDK", c, s.Results[1+i])
 	}
-	if got := s.Results[len(s.Results)-1]; string(got) != "{}" {
+	if stdio {
+		// Closing stdin must end the server by itself, before the SDK's
+		// SIGTERM two seconds later.
+		if e := s.ServerExit; e == nil || e.Code == nil || *e.Code != 0 {
+			t.Errorf("TS SDK: the server did not exit 0 at EOF: %+v\n%s", e, s.Stderr)
+		}
+	} else if got := s.Results[len(s.Results)-1]; string(got) != "{}" {
 		t.Errorf("TS SDK: terminating the session: %s", got)
 	}
 }

@@ -300,3 +300,23 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestMCPTypeScriptSDK: the TypeScript SDK's stdio client lists and calls
+// the examples' tools through `nexus mcp`, and closing its end of stdin
+// stops the server (exit 0, no pool left).
+func TestMCPTypeScriptSDK(t *testing.T) {
+	for _, e := range []struct {
+		name  string
+		calls []sdkCall
+	}{{"seq", seqCalls}, {"chem", chemCalls}} {
+		t.Run(e.name, func(t *testing.T) {
+			p := build(t, exampleFiles(t, e.name))
+			var tools []map[string]any
+			if err := json.Unmarshal(mcpToolsOutput(t, p, true), &tools); err != nil {
+				t.Fatal(err)
+			}
+			tsSDKSession(t, []string{"stdio", "env", "TMPDIR=" + p.tmp, nexusBin, "mcp", p.launcher}, e.name, tools, e.calls)
+			p.checkClean()
+		})
+	}
+}
