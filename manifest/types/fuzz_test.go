@@ -157,3 +157,35 @@ func TestNormalize(t *testing.T) {
 		t.Error("normalize reorders a map with Int keys")
 	}
 }
+
+// FuzzParseFast checks that the one-pass reader of common shapes reads
+// every input it accepts exactly as the general reader does.
+func FuzzParseFast(f *testing.F) {
+	for _, s := range []string{`1`, `-0`, `1.5e3`, `"a"`, `"é"`, `"\u00e9"`, `[1,2,3]`, ` [ 1 , 2 ] `, `[[1],[2,3]]`, `[1,"a"]`, `true`, `null`, `[1.0]`, `01`, `1.`, `[1,]`, `9223372036854775808`, "\"\xff\"", `[]`, `[null,2]`} {
+		f.Add([]byte(s))
+	}
+	shapes := []*Type{
+		IntType, RealType, StrType, BoolType, UnitType,
+		ListOf(IntType), ListOf(RealType), ListOf(StrType), ListOf(ListOf(IntType)),
+		OptionalOf(IntType), ListOf(OptionalOf(IntType)), TupleOf(IntType, StrType),
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, ty := range shapes {
+			fast, ok := parseFast(ty, data)
+			if !ok {
+				continue
+			}
+			raw, err := DecodeJSON(data)
+			if err != nil {
+				t.Fatalf("%s %q: fast accepted what is not JSON: %v", ty, data, err)
+			}
+			slow, err := FromJSONValue(ty, raw)
+			if err != nil {
+				t.Fatalf("%s %q: fast accepted %#v, general refused: %v", ty, data, fast, err)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%s %q: fast %#v, general %#v", ty, data, fast, slow)
+			}
+		}
+	})
+}

@@ -16,6 +16,9 @@ import (
 // FromJSON parses data as one JSON value of type t and returns it in
 // canonical form. The error names where in the value the mismatch is.
 func FromJSON(t *Type, data []byte) (any, error) {
+	if v, ok := parseFast(t, data); ok {
+		return v, nil
+	}
 	raw, err := DecodeJSON(data)
 	if err != nil {
 		return nil, err

@@ -58,59 +58,69 @@ func (m *Message) IsRequest() bool { return m.ID != nil && m.Method != "" }
 // reply.
 func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
 
-// wire is a message as it is on the wire. An absent id (a notification)
-// leaves ID empty; "id": null makes it "null".
-type wire struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-}
-
 // Decode reads data as one message. A failure comes with the id to answer
 // it with (null when the id could not be read) and the error to answer:
 // CodeParseError for data that is not JSON, CodeInvalidRequest for JSON
 // that is not a well-formed message.
+//
+// The message is checked as JSON once, whole, and then split into its
+// members without decoding the params, which a large call carries most of.
 func Decode(data []byte) (*Message, json.RawMessage, *Error) {
 	data = bytes.TrimSpace(data)
 	if !json.Valid(data) {
 		return nil, Null, Errorf(CodeParseError, "parse error: the message is not JSON")
 	}
-	if len(data) == 0 || data[0] != '{' {
+	members, err := Members(data)
+	if err != nil {
 		return nil, Null, Errorf(CodeInvalidRequest, "invalid request: expected one JSON-RPC message object")
 	}
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, Null, Errorf(CodeInvalidRequest, "invalid request: %v", err)
+	var version, id, method, params json.RawMessage
+	response := false
+	for _, mb := range members {
+		switch mb.Key {
+		case "jsonrpc":
+			version = mb.Value
+		case "id":
+			id = mb.Value
+		case "method":
+			method = mb.Value
+		case "params":
+			params = mb.Value
+		case "result", "error":
+			response = true
+		}
 	}
-	id := Null
-	if w.ID != nil {
-		if !validID(w.ID) {
+	replyID := Null
+	if id != nil {
+		if !validID(id) {
 			return nil, Null, Errorf(CodeInvalidRequest, "invalid request: id must be a string or a number")
 		}
-		id = w.ID
+		replyID = id
 	}
-	if w.JSONRPC != Version {
-		return nil, id, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	if v, err := unquote(version); err != nil || v != Version {
+		return nil, replyID, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
-	m := &Message{Params: w.Params}
-	if w.ID != nil {
-		m.ID = id
+	m := &Message{ID: id}
+	if bytes.Equal(params, Null) {
+		params = nil
 	}
-	if w.Method == nil {
-		if w.ID != nil && (w.Result != nil || w.Error != nil) {
+	m.Params = params
+	if method == nil || bytes.Equal(method, Null) {
+		if id != nil && response {
 			return m, nil, nil // a response
 		}
-		return nil, id, Errorf(CodeInvalidRequest, `invalid request: no "method"`)
+		return nil, replyID, Errorf(CodeInvalidRequest, `invalid request: no "method"`)
 	}
-	if *w.Method == "" {
-		return nil, id, Errorf(CodeInvalidRequest, `invalid request: empty "method"`)
+	name, err := unquote(method)
+	if err != nil {
+		return nil, replyID, Errorf(CodeInvalidRequest, `invalid request: "method" must be a string`)
 	}
-	m.Method = *w.Method
-	if len(w.Params) > 0 && w.Params[0] != '{' && !bytes.Equal(w.Params, Null) {
-		return nil, id, Errorf(CodeInvalidParams, "invalid params: params must be an object")
+	if name == "" {
+		return nil, replyID, Errorf(CodeInvalidRequest, `invalid request: empty "method"`)
+	}
+	m.Method = name
+	if params != nil && params[0] != '{' {
+		return nil, replyID, Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
 	return m, nil, nil
 }

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -31,7 +32,10 @@ func TestDecode(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, code: CodeInvalidRequest, errID: `null`},
 		{in: `{"jsonrpc":"2.0","id":8}`, code: CodeInvalidRequest, errID: `8`},
 		{in: `{"jsonrpc":"2.0","id":8,"method":""}`, code: CodeInvalidRequest, errID: `8`},
-		{in: `{"jsonrpc":"2.0","id":8,"method":5}`, code: CodeInvalidRequest, errID: `null`},
+		{in: `{"jsonrpc":"2.0","id":8,"method":5}`, code: CodeInvalidRequest, errID: `8`},
+		{in: `{"jsonrpc":"2.0","id":8,"method":null}`, code: CodeInvalidRequest, errID: `8`},
+		{in: `{"jsonrpc":2.0,"id":8,"method":"x"}`, code: CodeInvalidRequest, errID: `8`},
+		{in: `{"jsonrpc":"2\u002e0","id":"\"q\"","method":"p\u0069ng","params":{"a":"}]\\"}}`, id: `"\"q\""`, method: "ping"},
 		{in: `{"jsonrpc":"2.0","id":9,"method":"x","params":[1]}`, code: CodeInvalidParams, errID: `9`},
 		{in: `{"jsonrpc":"2.0","id":9,"method":"x","params":"s"}`, code: CodeInvalidParams, errID: `9`},
 	} {
@@ -66,4 +70,37 @@ func TestReplies(t *testing.T) {
 			t.Errorf("got %s, want %s", tc.got, tc.want)
 		}
 	}
+}
+
+// FuzzMembers checks the splitter against encoding/json on valid objects.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, ` { "a" : [1, {"b": "}"}] , "c\"d" : "x\\"y" , "e":null,"f":true,"g":-1.5e3 } `, `{"a":{"a":{"a":[]}}}`, `[1]`, `"s"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) || string(bytes.TrimSpace(data)) == "null" {
+			return // null decodes into a map, but is no object
+		}
+		var want map[string]json.RawMessage
+		wantErr := json.Unmarshal(data, &want)
+		got, err := Members(data)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("%q: Members error %v, encoding/json error %v", data, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		last := map[string]json.RawMessage{}
+		for _, m := range got {
+			last[m.Key] = m.Value
+		}
+		if len(last) != len(want) {
+			t.Fatalf("%q: %d keys, want %d", data, len(last), len(want))
+		}
+		for k, v := range want {
+			if string(last[k]) != string(v) {
+				t.Fatalf("%q: key %q: %s, want %s", data, k, last[k], v)
+			}
+		}
+	})
 }

@@ -131,12 +131,12 @@ func (t *Tool) record(i int, given []any, has []bool) (map[string]any, []string,
 // leave fields out (they come from their own properties or defaults), so
 // only the fields present are read; the result holds those.
 func decodeValue(p *param, raw json.RawMessage) (any, error) {
+	if p.kind != wholeParam {
+		return types.FromJSON(p.typ, raw)
+	}
 	v, err := types.DecodeJSON(raw)
 	if err != nil {
 		return nil, err
-	}
-	if p.kind != wholeParam {
-		return types.FromJSONValue(p.typ, v)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -13,8 +13,40 @@ import (
 
 // callParams are the params of tools/call.
 type callParams struct {
-	Name      string                     `json:"name"`
-	Arguments map[string]json.RawMessage `json:"arguments"`
+	Name      string
+	Arguments map[string]json.RawMessage
+}
+
+// readCallParams reads the params of tools/call, which are valid JSON (the
+// whole message was checked): split, not decoded, so that large arguments
+// are read once, by their own types, in bind.
+func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
+	var p callParams
+	members, err := jsonrpc.Members(params)
+	if err != nil {
+		return p, invalidParams("invalid tools/call params: %v", err)
+	}
+	for _, m := range members {
+		switch m.Key {
+		case "name":
+			if err := json.Unmarshal(m.Value, &p.Name); err != nil {
+				return p, invalidParams("invalid tools/call params: name must be a string")
+			}
+		case "arguments":
+			if string(m.Value) == "null" {
+				continue
+			}
+			args, err := jsonrpc.Members(m.Value)
+			if err != nil {
+				return p, invalidParams("invalid tools/call params: arguments must be an object")
+			}
+			p.Arguments = make(map[string]json.RawMessage, len(args))
+			for _, a := range args {
+				p.Arguments[a.Key] = a.Value
+			}
+		}
+	}
+	return p, nil
 }
 
 // call runs one tools/call request and returns its encoded reply. A bad
@@ -28,12 +60,12 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 			out = jsonrpc.Fail(m.ID, internal("tools/call: %v", p))
 		}
 	}()
-	var p callParams
 	if len(m.Params) == 0 {
 		return jsonrpc.Fail(m.ID, invalidParams("tools/call needs params with the tool's name"))
 	}
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return jsonrpc.Fail(m.ID, invalidParams("invalid tools/call params: %v", err))
+	p, perr := readCallParams(m.Params)
+	if perr != nil {
+		return jsonrpc.Fail(m.ID, perr)
 	}
 	if p.Name == "" {
 		return jsonrpc.Fail(m.ID, invalidParams("tools/call params have no tool name"))
