@@ -9,8 +9,7 @@ import (
 // binding and checking the arguments, evaluating the body, shaping and
 // encoding the reply, with the pool answering in this process.
 func BenchmarkCall(b *testing.B) {
-	t := &testing.T{}
-	srv, _ := callsServer(t, Options{})
+	srv, _ := callsServer(b, Options{})
 	ss := srv.NewSession()
 	for _, l := range []string{initLine, initializedLine} {
 		ss.Handle(context.Background(), []byte(l), func([]byte) {})

@@ -112,7 +112,7 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, data []byte)
 	return out.Bytes(), nil
 }
 
-func callsServer(t *testing.T, opts Options) (*Server, *fakePools) {
+func callsServer(t testing.TB, opts Options) (*Server, *fakePools) {
 	t.Helper()
 	m := compile(t, calls, "def add(a, b): return a + b\ndef wait(k): return 0\ndef boom(x): raise ValueError('no good')\n")
 	pools := newFakePools(m)

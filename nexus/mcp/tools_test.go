@@ -16,7 +16,7 @@ import (
 
 // compile compiles a .loc program (with a Python source fns.py holding
 // pyFuncs) and returns its manifest.
-func compile(t *testing.T, loc, py string) *manifest.Manifest {
+func compile(t testing.TB, loc, py string) *manifest.Manifest {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.loc"), []byte(loc), 0o644); err != nil {
