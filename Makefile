@@ -6,7 +6,7 @@
 GO      ?= go
 NEXUS   := $(CURDIR)/bin/nexus
 
-.PHONY: all setup build demo test lint bench load proto clean
+.PHONY: all setup build demo test lint bench load peers proto clean
 
 all: build
 
@@ -34,6 +34,12 @@ bench: setup build
 # a C++ function, beside an in-process Go SDK server; loopback only.
 load: setup build
 	$(GO) run ./integration/load -nexus $(NEXUS)
+
+# The peer benchmark: nexus beside MCP servers written with FastMCP, the
+# TypeScript SDK and the Go SDK, on the same functions in one run; writes
+# docs/benchmarks.md. The first run installs FastMCP into a private venv.
+peers: setup build
+	$(GO) run ./integration/peers -nexus $(NEXUS)
 
 # Regenerates proto/*.pb.go from proto/pool.proto, with protoc from setup
 # and the Go plugins at the versions the committed files were made with.

@@ -41,6 +41,7 @@ func mcpCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			tuneGC()
 			if c.IsSet("http-port") {
 				return serveProgramHTTP(c, m)
 			}

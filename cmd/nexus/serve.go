@@ -37,6 +37,7 @@ func serveCommand() *cli.Command {
 				}
 				ms = append(ms, m)
 			}
+			tuneGC()
 			rt, err := router.New(ms, router.Options{
 				MCP: mcpOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr,
 			})

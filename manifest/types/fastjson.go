@@ -99,9 +99,16 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 		return nil, false
 	}
 	p.pos++
-	out := []any{}
-	if n > 0 {
+	var out []any
+	switch {
+	case n >= 0:
 		out = make([]any, 0, n)
+	case elem.Kind == Int || elem.Kind == Real || elem.Kind == Bool:
+		// Items without strings or nesting: their commas count them,
+		// and a list of a hundred thousand numbers is made once.
+		out = make([]any, 0, p.count())
+	default:
+		out = []any{}
 	}
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -136,6 +143,28 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 			return nil, false
 		}
 	}
+}
+
+// count is the number of items of a list of numbers or booleans whose
+// items start at the cursor: one more than its commas, or none. It is an
+// estimate for capacity only: the items are checked as they are read.
+func (p *fastParser) count() int {
+	n, empty := 1, true
+	for _, c := range p.data[p.pos:] {
+		switch c {
+		case ']':
+			if empty {
+				return 0
+			}
+			return n
+		case ',':
+			n++
+		case ' ', '\t', '\n', '\r':
+		default:
+			empty = false
+		}
+	}
+	return 0
 }
 
 // number returns the JSON number at the cursor, checked against JSON's

@@ -19,6 +19,11 @@ func EncodeArgs(ts []*Type, vs []any) ([]byte, error) {
 		return nil, fmt.Errorf("%d arguments for %d parameters", len(vs), len(ts))
 	}
 	var buf bytes.Buffer
+	size := 8
+	for _, v := range vs {
+		size += sizeHint(v)
+	}
+	buf.Grow(size)
 	enc := msgpack.NewEncoder(&buf)
 	if err := enc.EncodeArrayLen(len(vs)); err != nil {
 		return nil, err
@@ -29,6 +34,17 @@ func EncodeArgs(ts []*Type, vs []any) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// sizeHint estimates the msgpack size of a canonical value from its list
+// lengths, so that a large argument is encoded into one buffer of about
+// the right size rather than one grown by doubling. Nested values count
+// nine bytes an item (a float64 and its tag).
+func sizeHint(v any) int {
+	if xs, ok := v.([]any); ok {
+		return 5 + 9*len(xs)
+	}
+	return 9
 }
 
 // DecodeArgs reads a call's arguments, one msgpack array, as EncodeArgs

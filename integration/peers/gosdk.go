@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The Go SDK peer: the benchmark's three tools served by the official Go
+// SDK's server with the functions in the same process, which is what this
+// binary does when re-executed with -serve-gosdk. No pool, no second
+// process: the ceiling for a server without pools.
+
+type trivialArgs struct {
+	X int64 `json:"x"`
+}
+
+type shoutArgs struct {
+	S string `json:"s"`
+}
+
+type totalArgs struct {
+	XS []float64 `json:"xs"`
+}
+
+func trivial(x int64) int64 { return x }
+
+func shout(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return strings.ToUpper(string(r))
+}
+
+func total(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum
+}
+
+// textResult is what nexus answers a scalar with: one text block holding
+// its compact JSON.
+func textResult(v any) (*mcp.CallToolResult, any, error) {
+	text, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil, nil
+}
+
+func newGoSDKServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "peers", Version: "bench"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "trivial", Description: "The integer, unchanged."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in trivialArgs) (*mcp.CallToolResult, any, error) {
+			return textResult(trivial(in.X))
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "shout", Description: "The string reversed and in upper case."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in shoutArgs) (*mcp.CallToolResult, any, error) {
+			return textResult(shout(in.S))
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "total", Description: "The sum of the numbers."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in totalArgs) (*mcp.CallToolResult, any, error) {
+			return textResult(total(in.XS))
+		})
+	return srv
+}
+
+// serveGoSDK serves the Go SDK peer over stdio until stdin closes, or over
+// Streamable HTTP on a loopback port (0 picks one) until SIGTERM, printing
+// the address as nexus does.
+func serveGoSDK(transport string, port int) error {
+	srv := newGoSDKServer()
+	switch transport {
+	case "stdio":
+		return srv.Run(context.Background(), &mcp.StdioTransport{})
+	case "http":
+	default:
+		return fmt.Errorf("-serve-gosdk %q: want stdio or http", transport)
+	}
+	// Stateful sessions (the default) answering in JSON rather than SSE, as
+	// nexus does.
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{JSONResponse: true})
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "peer: serving MCP at /mcp on http://%s\n", ln.Addr())
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		<-stop
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+// Command peers is the peer benchmark: nexus against MCP servers written by
+// hand with the usual libraries, on the same three functions in one run.
+//
+//	go run ./integration/peers -nexus bin/nexus    # what `make peers` runs
+//
+// The peers, each a small server written for the benchmark in its own
+// language (integration/peers/servers): FastMCP (Python, from PyPI, in a
+// private venv this command creates on first run), the official TypeScript
+// SDK's McpServer (Node, `npm ci` on first run) and the official Go SDK's
+// server (this binary re-executed: no pool, no second process, the ceiling
+// for a server that has no pools). Nexus serves the same functions written
+// in Python, Go and C++ (integration/peers/servers/nexus), each program
+// built with `nexus make` and served by `nexus mcp`.
+//
+// The functions: `trivial :: Int -> Int` (the identity), `shout :: Str ->
+// Str` (reversed and upper-cased) and `total :: [Real] -> Real` (the sum of
+// 100,000 reals, about 2 MB of JSON per call). Every server answers one
+// text block holding the compact JSON of the value; every answer is
+// checked.
+//
+// Measured for each server and function: cold start over stdio (process
+// start to the first tools/call answered, the median of -cold spawns),
+// sequential calls/s over stdio with p50 and p99, calls/s over Streamable
+// HTTP with -sessions sessions at once with p50 and p99, and the peak memory
+// of the server with all its descendants (pools, interpreters). The
+// measurements are made in -rounds rounds that alternate the servers, so
+// that machine noise hits every server alike; rates are the median of the
+// rounds, latencies are percentiles of all the rounds' calls.
+//
+// The client is our own lean JSON-RPC client (stdio.go, http.go), the same
+// code for every server: an SDK client's own JSON work per call would
+// dominate at these rates and hide the servers' differences.
+//
+// The report goes to stdout and to -out (docs/benchmarks.md). The run is
+// bounded by -deadline; traffic goes to loopback only.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// config is what the flags set.
+type config struct {
+	nexus    string
+	out      string
+	deadline time.Duration
+	rounds   int
+	cold     int
+	sessions int
+	only     string
+
+	stdioCalls, stdioBigCalls int // sequential calls per round over stdio
+	httpCalls, httpBigCalls   int // calls per session per round over HTTP
+	warmUp, bigWarmUp         int // calls before measuring, per server and function
+	bigN                      int // length of total's list
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.nexus, "nexus", "bin/nexus", "the nexus binary to measure")
+	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "where to write the report (relative to the repository root); empty for stdout only")
+	flag.DurationVar(&c.deadline, "deadline", 10*time.Minute, "bound on the whole run, set-up included")
+	flag.IntVar(&c.rounds, "rounds", 5, "rounds of the stdio and HTTP measurements, alternating the servers")
+	flag.IntVar(&c.cold, "cold", 5, "cold starts per server and function")
+	flag.IntVar(&c.sessions, "sessions", 16, "HTTP sessions at once")
+	flag.IntVar(&c.stdioCalls, "stdio-calls", 1000, "sequential stdio calls per round of trivial and of shout")
+	flag.IntVar(&c.stdioBigCalls, "stdio-big-calls", 12, "sequential stdio calls per round of total (about 2 MB each)")
+	flag.IntVar(&c.httpCalls, "http-calls", 60, "calls per HTTP session per round of trivial and of shout")
+	flag.IntVar(&c.httpBigCalls, "http-big-calls", 3, "calls per HTTP session per round of total")
+	flag.IntVar(&c.warmUp, "warm-up", 1000, "calls to each server before measuring trivial and shout (node's JIT and every lazy set-up)")
+	flag.IntVar(&c.bigWarmUp, "big-warm-up", 5, "calls to each server before measuring total")
+	flag.IntVar(&c.bigN, "n", 100_000, "length of total's list of reals")
+	flag.StringVar(&c.only, "servers", "", "comma-separated server keys to run (fastmcp,ts,gosdk,nexus-py,nexus-go,nexus-cpp); empty for all")
+	serve := flag.String("serve-gosdk", "", "internal: serve the Go SDK peer over `stdio` or `http`")
+	port := flag.Int("port", 0, "internal: the HTTP port of -serve-gosdk http")
+	flag.Parse()
+	if *serve != "" {
+		if err := serveGoSDK(*serve, *port); err != nil {
+			fmt.Fprintln(os.Stderr, "peers:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if c.rounds < 1 || c.cold < 1 || c.sessions < 1 || c.stdioCalls < 1 || c.stdioBigCalls < 1 ||
+		c.httpCalls < 1 || c.httpBigCalls < 1 || c.warmUp < 0 || c.bigWarmUp < 0 || c.bigN < 1 || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
+	defer cancel()
+	if err := run(ctx, c, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config, argv []string) error {
+	began := time.Now()
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	if c.nexus, err = filepath.Abs(c.nexus); err != nil {
+		return err
+	}
+	if _, err := os.Stat(c.nexus); err != nil {
+		return fmt.Errorf("%w (build it with `make build`)", err)
+	}
+	work, err := os.MkdirTemp("", "nexus-peers-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	fns := functions(c.bigN)
+	servers, err := prepare(ctx, c, root, work)
+	if err != nil {
+		return err
+	}
+	// What the machine and software are, read before measuring: the
+	// sources may change while the run goes on.
+	env := describeEnv(ctx, c, root, servers)
+	b := &bench{c: c, fns: fns, servers: servers}
+	logf("set up in %.1f s; measuring %d servers", time.Since(began).Seconds(), len(servers))
+	for _, phase := range []func(context.Context){b.coldStarts, b.stdioPhase, b.httpPhase} {
+		start := time.Now()
+		phase(ctx)
+		logf("  took %.0f s", time.Since(start).Seconds())
+	}
+
+	env.command = strings.ReplaceAll(commandLine(argv), root+string(filepath.Separator), "")
+	env.date = began
+	env.elapsed = time.Since(began)
+	report := b.report(env)
+	fmt.Print(report)
+	if c.out != "" {
+		out := c.out
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(root, out)
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			return err
+		}
+		logf("wrote %s", out)
+	}
+	var errs []error
+	for _, s := range servers {
+		for _, e := range s.errs {
+			errs = append(errs, fmt.Errorf("%s: %s", s.name, e))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d failure(s):\n%w", len(errs), errors.Join(errs...))
+	}
+	return nil
+}
+
+// repoRoot is the nearest directory at or above the working directory
+// holding this module's go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(data), "module github.com/nexus-run/nexus\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run this inside the nexus repository (no go.mod of github.com/nexus-run/nexus above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+// commandLine is how this run was started, as a user would type it: `go
+// run ./integration/peers` rather than the temporary binary go run made.
+func commandLine(argv []string) string {
+	args := append([]string{argv[0]}, argv[1:]...)
+	if strings.Contains(argv[0], "go-build") {
+		args[0] = "go run ./integration/peers"
+	}
+	return strings.Join(args, " ")
+}
+
+// logf reports progress on stderr, so that stdout holds the report alone.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "peers: "+format+"\n", args...)
+}

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// report is the markdown document of the run: what ran where, the tables,
+// nexus as ratios to each peer, and the goals of issue #6.
+func (b *bench) report(e env) string {
+	var w strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
+
+	p("# Benchmarks: nexus beside hand-written MCP servers\n\n")
+	p("Written by `make peers`, which runs `go run ./integration/peers -nexus bin/nexus`: every server below, on the same functions, side by side in one run. ")
+	p("This run: %s, %.1f minutes, as\n\n    %s\n\n", e.date.UTC().Format("2006-01-02 15:04 MST"), e.elapsed.Minutes(), e.command)
+	p("| machine and software | |\n| --- | --- |\n")
+	for _, r := range e.rows {
+		p("| %s | %s |\n", r[0], r[1])
+	}
+
+	p("\n## What runs\n\n")
+	p("Each server serves three tools, every one answering with a single text block holding the compact JSON of its value, as nexus does:\n\n")
+	for _, f := range b.fns {
+		p("- `%s :: %s`: %s;\n", f.name, f.sig, f.what)
+	}
+	p("\nThe servers (sources in `integration/peers/servers`):\n\n")
+	for _, s := range b.servers {
+		p("- **%s**: %s\n", s.name, serverNote(s))
+	}
+	p("\nThe client is our own lean JSON-RPC client in Go (`integration/peers/stdio.go`, `http.go`), the same code for every server, ")
+	p("asking for protocol `%s`. It is not an SDK client on purpose: an SDK client's own JSON work per call costs as much as some servers' whole answer, and would hide their differences. ", protocol)
+	p("Every answer is checked (the sum to 1e-9, since servers add in their own order and print reals their own way). Client and servers share the machine's %d cores.\n\n", runtime.NumCPU())
+	p("- **cold start**: over stdio, from the process's start to the answer of the first `tools/call` (after `initialize` and `notifications/initialized`); the median of %d starts per server and function. nexus starts its pools as it starts; the programs were built with `nexus make` beforehand.\n", b.c.cold)
+	p("- **stdio**: one server process per server, %d sequential calls per round of `trivial` and of `shout`, %d of `total`, after a warm-up of %d calls (%d of `total`); calls/s is calls over the time spent waiting for the answers.\n",
+		b.c.stdioCalls, b.c.stdioBigCalls, b.c.warmUp, b.c.bigWarmUp)
+	p("- **HTTP**: Streamable HTTP on loopback, one server process per server; each round opens %d sessions at once, each makes %d sequential calls (%d of `total`), and deletes its session; calls/s is all calls over the time from the first call to the last answer. Peers answer in JSON rather than SSE, as nexus does.\n",
+		b.c.sessions, b.c.httpCalls, b.c.httpBigCalls)
+	p("- **rounds**: %d, alternating the servers (each turn starts with the next one), so that machine noise hits every server alike; calls/s is the median of the rounds, p50 and p99 are over the calls of all rounds.\n", b.c.rounds)
+	p("- **peak memory**: the sum of the peak resident sets (VmHWM) of the server process and all its descendants (pools, interpreters), read from /proc just before the server is stopped; the stdio column covers the stdio process's whole life (warm-up and rounds), the HTTP column the HTTP process's.\n")
+
+	p("\n## Results\n")
+	for _, f := range b.fns {
+		p("\n### `%s :: %s`\n\n", f.name, f.sig)
+		p("| server | cold start | stdio calls/s | stdio p50 | stdio p99 | HTTP calls/s (%d sessions) | HTTP p50 | HTTP p99 |\n", b.c.sessions)
+		p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, s := range b.servers {
+			p("| %s | %s | %s | %s |\n", s.name, b.coldCell(s, f), seriesCells(s.seq[f.name], s.failed["stdio"]), seriesCells(s.conc[f.name], s.failed["http"]))
+		}
+	}
+	p("\n### Peak memory (server and its descendants)\n\n| server | processes | stdio | HTTP |\n| --- | ---: | ---: | ---: |\n")
+	for _, s := range b.servers {
+		p("| %s | %s | %s | %s |\n", s.name, procsCell(s), memCell(s.memStdio), memCell(s.memHTTP))
+	}
+	if spread := b.spread(); spread != "" {
+		p("\n%s\n", spread)
+	}
+
+	var nexusRows, peers []*server
+	for _, s := range b.servers {
+		if s.peer {
+			peers = append(peers, s)
+		} else {
+			nexusRows = append(nexusRows, s)
+		}
+	}
+	if len(nexusRows) > 0 && len(peers) > 0 {
+		p("\n## nexus as a ratio to each peer, in the same run\n")
+		for _, m := range metrics {
+			p("\n### %s\n\n| nexus | %s |", m.title, m.column)
+			for _, peer := range peers {
+				p(" / %s |", peer.name)
+			}
+			p("\n| --- | --- |%s\n", strings.Repeat(" ---: |", len(peers)))
+			for _, n := range nexusRows {
+				for _, f := range m.functions(b.fns) {
+					p("| %s | %s |", n.name, f)
+					for _, peer := range peers {
+						p(" %s |", ratioCell(m.ratio(n, peer, f)))
+					}
+					p("\n")
+				}
+			}
+		}
+	}
+
+	p("\n## Goals (issue #6)\n\n| goal | %s | verdict |\n| --- |%s --- |\n", fnNames(b.fns, " | "), strings.Repeat(" ---: |", len(b.fns)))
+	for _, g := range goals {
+		n, peer := b.server(g.nexus), b.server(g.peer)
+		if n == nil || peer == nil {
+			continue
+		}
+		p("| %s |", g.text)
+		var missed []string
+		measured := 0
+		for _, f := range b.fns {
+			r, ok := g.metric.ratio(n, peer, f.name)
+			if !ok {
+				p(" — |")
+				continue
+			}
+			measured++
+			p(" %.2f |", r)
+			if !g.met(r) {
+				missed = append(missed, fmt.Sprintf("%s %.2f", f.name, r))
+			}
+		}
+		switch {
+		case measured < len(b.fns):
+			p(" not measured |\n")
+		case len(missed) == 0:
+			p(" met |\n")
+		default:
+			p(" **missed** (%s) |\n", strings.Join(missed, ", "))
+		}
+	}
+
+	p("\n## Each round\n\nThe calls/s of every round, in the order run, from which the medians above are taken.\n\n")
+	p("| server | function | stdio calls/s | HTTP calls/s |\n| --- | --- | --- | --- |\n")
+	for _, s := range b.servers {
+		for _, f := range b.fns {
+			p("| %s | %s | %s | %s |\n", s.name, f.name, roundsCell(s.seq[f.name]), roundsCell(s.conc[f.name]))
+		}
+	}
+
+	var errs []string
+	for _, s := range b.servers {
+		for _, e := range s.errs {
+			errs = append(errs, fmt.Sprintf("- %s, %s", s.name, strings.ReplaceAll(e, "\n", "\n  ")))
+		}
+	}
+	if len(errs) > 0 {
+		p("\n## Failures\n\n%s\n", strings.Join(errs, "\n"))
+	} else {
+		p("\nEvery call of every server was answered right.\n")
+	}
+	return w.String()
+}
+
+func serverNote(s *server) string {
+	switch s.key {
+	case "fastmcp":
+		return "`servers/fastmcp_server.py`, FastMCP's `@mcp.tool` on `async def` functions, `mcp.run(transport=\"stdio\")` or `transport=\"http\"` (uvicorn, JSON replies, stateful sessions, no access log)."
+	case "ts":
+		return "`servers/ts/server.mjs`, the SDK's `McpServer` with `registerTool` and zod schemas, on `StdioServerTransport` or one `StreamableHTTPServerTransport` per session (JSON replies) behind `node:http`."
+	case "gosdk":
+		return "this benchmark's binary re-executed with `-serve-gosdk`: the SDK's `mcp.Server` with `mcp.AddTool`, on `StdioTransport` or `NewStreamableHTTPHandler` (JSON replies). The functions run in the server's own process: the ceiling for a server without pools."
+	}
+	return fmt.Sprintf("`nexus mcp` serving `servers/nexus/%s` (the functions written in %s), built with `nexus make`; `--http-port 0` for HTTP.",
+		map[string]string{"nexus-py": "python", "nexus-go": "go", "nexus-cpp": "cpp"}[s.key], s.lang)
+}
+
+func (b *bench) server(key string) *server {
+	for _, s := range b.servers {
+		if s.key == key {
+			return s
+		}
+	}
+	return nil
+}
+
+func (b *bench) coldCell(s *server, f *function) string {
+	ds := s.cold[f.name]
+	if len(ds) == 0 {
+		return "failed"
+	}
+	cell := dur(medianDuration(ds))
+	if len(ds) < b.c.cold {
+		cell += fmt.Sprintf(" (%d of %d)", len(ds), b.c.cold)
+	}
+	return cell
+}
+
+func seriesCells(s *series, failed bool) string {
+	if s == nil {
+		if failed {
+			return "failed | | "
+		}
+		return "— | | "
+	}
+	return fmt.Sprintf("%s | %s | %s", thousands(s.rate()), dur(s.percentile(0.50)), dur(s.percentile(0.99)))
+}
+
+func procsCell(s *server) string {
+	return fmt.Sprint(max(s.memStdio.procs, s.memHTTP.procs))
+}
+
+func memCell(m memPeak) string {
+	if m.bytes == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(m.bytes)/(1<<20))
+}
+
+func ratioCell(r float64, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+// spread says how far apart the rounds' rates were, the largest over all
+// series: how much to trust a ratio near a goal.
+func (b *bench) spread() string {
+	worst := func(get func(*server) map[string]*series) (float64, string) {
+		w, where := 0.0, ""
+		for _, s := range b.servers {
+			for _, f := range b.fns {
+				ser := get(s)[f.name]
+				if ser == nil || len(ser.rates) < 2 {
+					continue
+				}
+				lo, hi := math.Inf(1), 0.0
+				for _, r := range ser.rates {
+					lo, hi = math.Min(lo, r), math.Max(hi, r)
+				}
+				if d := hi/lo - 1; d > w {
+					w, where = d, s.name+", "+f.name
+				}
+			}
+		}
+		return w, where
+	}
+	seq, seqAt := worst(func(s *server) map[string]*series { return s.seq })
+	conc, concAt := worst(func(s *server) map[string]*series { return s.conc })
+	if seqAt == "" && concAt == "" {
+		return ""
+	}
+	return fmt.Sprintf("Noise: the fastest round of a server and function was at most %.0f%% above its slowest over stdio (%s) and %.0f%% over HTTP (%s).",
+		100*seq, seqAt, 100*conc, concAt)
+}
+
+// metric is one figure compared as nexus / peer.
+type metric struct {
+	title     string
+	column    string // what the second column names
+	functions func([]*function) []string
+	ratio     func(n, peer *server, fn string) (float64, bool)
+}
+
+func perFunction(fns []*function) []string {
+	var out []string
+	for _, f := range fns {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+func fnNames(fns []*function, sep string) string {
+	var out []string
+	for _, f := range fns {
+		out = append(out, "`"+f.name+"`")
+	}
+	return strings.Join(out, sep)
+}
+
+func rateRatio(get func(*server) map[string]*series) func(n, peer *server, fn string) (float64, bool) {
+	return func(n, peer *server, fn string) (float64, bool) {
+		a, b := get(n)[fn], get(peer)[fn]
+		if a == nil || b == nil {
+			return 0, false
+		}
+		return a.rate() / b.rate(), true
+	}
+}
+
+var (
+	seqRatio  = rateRatio(func(s *server) map[string]*series { return s.seq })
+	concRatio = rateRatio(func(s *server) map[string]*series { return s.conc })
+)
+
+func coldRatio(n, peer *server, fn string) (float64, bool) {
+	a, b := n.cold[fn], peer.cold[fn]
+	if len(a) == 0 || len(b) == 0 {
+		return 0, false
+	}
+	return float64(medianDuration(a)) / float64(medianDuration(b)), true
+}
+
+var metrics = []metric{
+	{"stdio calls/s, nexus / peer (above 1: nexus answers more calls)", "function", perFunction, seqRatio},
+	{"HTTP calls/s, nexus / peer (above 1: nexus answers more calls)", "function", perFunction, concRatio},
+	{"cold start, nexus / peer (below 1: nexus answers its first call sooner)", "function", perFunction, coldRatio},
+	{"peak memory, nexus / peer (below 1: nexus uses less)", "transport", func([]*function) []string { return []string{"stdio", "HTTP"} },
+		func(n, peer *server, transport string) (float64, bool) {
+			a, b := n.memStdio, peer.memStdio
+			if transport == "HTTP" {
+				a, b = n.memHTTP, peer.memHTTP
+			}
+			if a.bytes == 0 || b.bytes == 0 {
+				return 0, false
+			}
+			return float64(a.bytes) / float64(b.bytes), true
+		}},
+}
+
+// goal is one of issue #6's goals: nexus / peer on a metric, on every
+// function.
+type goal struct {
+	text        string
+	nexus, peer string
+	metric      metric
+	want        float64
+	atLeast     bool // met when the ratio is at least want; else when below
+}
+
+func (g goal) met(r float64) bool {
+	if g.atLeast {
+		return r >= g.want
+	}
+	return r < g.want
+}
+
+var goals = []goal{
+	{"nexus Python pool at least 3× FastMCP's calls/s over stdio", "nexus-py", "fastmcp", metrics[0], 3, true},
+	{"nexus Python pool at least 5× FastMCP's calls/s over HTTP", "nexus-py", "fastmcp", metrics[1], 5, true},
+	{"nexus Go pool at least 0.6 of the Go SDK's calls/s over stdio", "nexus-go", "gosdk", metrics[0], 0.6, true},
+	{"nexus C++ pool at least 0.6 of the Go SDK's calls/s over stdio", "nexus-cpp", "gosdk", metrics[0], 0.6, true},
+	{"nexus Python pool's cold start under 2× FastMCP's", "nexus-py", "fastmcp", metrics[2], 2, false},
+	{"nexus Go pool's cold start under 2× the Go SDK's", "nexus-go", "gosdk", metrics[2], 2, false},
+	{"nexus C++ pool's cold start under 2× the Go SDK's", "nexus-cpp", "gosdk", metrics[2], 2, false},
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// thousands formats a rate with a thousands separator: 12,345.
+func thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	if v < 10 {
+		s = fmt.Sprintf("%.1f", v)
+	}
+	var out []byte
+	digits := strings.IndexByte(s+".", '.')
+	for i := 0; i < len(s); i++ {
+		if i > 0 && i < digits && (digits-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func roundsCell(s *series) string {
+	if s == nil {
+		return "—"
+	}
+	var out []string
+	for _, r := range s.rates {
+		out = append(out, thousands(r))
+	}
+	return strings.Join(out, ", ")
+}
