@@ -67,7 +67,7 @@ func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
 // members without decoding the params, which a large call carries most of.
 func Decode(data []byte) (*Message, json.RawMessage, *Error) {
 	data = bytes.TrimSpace(data)
-	if !json.Valid(data) {
+	if !valid(data) {
 		return nil, Null, Errorf(CodeParseError, "parse error: the message is not JSON")
 	}
 	members, err := Members(data)

@@ -104,3 +104,15 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValid checks the validator against encoding/json's.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,2]`, `"a\u00e9\n"`, `-0.5e+3`, `01`, `1.`, `[1,]`, `{"a":}`, `"\x"`, "\"\x01\"", `truex`, ` null `, `{"a":[{"b":"\ud800"}]}`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := valid(data), json.Valid(data); got != want {
+			t.Fatalf("%q: valid %v, json.Valid %v", data, got, want)
+		}
+	})
+}

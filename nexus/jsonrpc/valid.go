@@ -1,0 +1,217 @@
+package jsonrpc
+
+// valid reports whether data is exactly one JSON value, with space around
+// it allowed: json.Valid, in a tight loop of its own. Every message is
+// checked whole before it is split, and for a call carrying a large array
+// encoding/json's scanner, a function call per byte, cost as much as
+// reading the numbers.
+func valid(data []byte) bool {
+	v := validator{data: data}
+	v.space()
+	if !v.value(0) {
+		return false
+	}
+	v.space()
+	return v.pos == len(v.data)
+}
+
+// maxDepth bounds nesting, as encoding/json does, so that a hostile line
+// of ten million brackets cannot exhaust the stack.
+const maxDepth = 10000
+
+type validator struct {
+	data []byte
+	pos  int
+}
+
+func (v *validator) space() {
+	for v.pos < len(v.data) {
+		switch v.data[v.pos] {
+		case ' ', '\t', '\n', '\r':
+			v.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (v *validator) value(depth int) bool {
+	if v.pos >= len(v.data) || depth > maxDepth {
+		return false
+	}
+	switch c := v.data[v.pos]; {
+	case c == '{':
+		return v.object(depth + 1)
+	case c == '[':
+		return v.array(depth + 1)
+	case c == '"':
+		return v.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return v.number()
+	case c == 't':
+		return v.word("true")
+	case c == 'f':
+		return v.word("false")
+	case c == 'n':
+		return v.word("null")
+	}
+	return false
+}
+
+func (v *validator) object(depth int) bool {
+	v.pos++ // {
+	v.space()
+	if v.pos < len(v.data) && v.data[v.pos] == '}' {
+		v.pos++
+		return true
+	}
+	for {
+		v.space()
+		if v.pos >= len(v.data) || v.data[v.pos] != '"' || !v.str() {
+			return false
+		}
+		v.space()
+		if v.pos >= len(v.data) || v.data[v.pos] != ':' {
+			return false
+		}
+		v.pos++
+		v.space()
+		if !v.value(depth) {
+			return false
+		}
+		v.space()
+		if v.pos >= len(v.data) {
+			return false
+		}
+		switch v.data[v.pos] {
+		case ',':
+			v.pos++
+		case '}':
+			v.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (v *validator) array(depth int) bool {
+	v.pos++ // [
+	v.space()
+	if v.pos < len(v.data) && v.data[v.pos] == ']' {
+		v.pos++
+		return true
+	}
+	for {
+		v.space()
+		if !v.value(depth) {
+			return false
+		}
+		v.space()
+		if v.pos >= len(v.data) {
+			return false
+		}
+		switch v.data[v.pos] {
+		case ',':
+			v.pos++
+		case ']':
+			v.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str checks a string: no control characters, and only JSON's escapes.
+func (v *validator) str() bool {
+	d := v.data
+	i := v.pos + 1
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			v.pos = i + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= len(d) {
+				return false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) || !hex4(d[i+2:i+6]) {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+func hex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// number checks JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (v *validator) number() bool {
+	d := v.data
+	i := v.pos
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	v.pos = i
+	return true
+}
+
+func (v *validator) word(w string) bool {
+	if len(v.data)-v.pos < len(w) || string(v.data[v.pos:v.pos+len(w)]) != w {
+		return false
+	}
+	v.pos += len(w)
+	return true
+}
