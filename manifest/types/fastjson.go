@@ -1,8 +1,10 @@
 package types
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // parseFast reads data as a value of type t in one pass over the bytes,
@@ -54,14 +56,14 @@ func (p *fastParser) value(t *Type) (any, bool) {
 		if !ok || !plainInteger(tok) {
 			return nil, false
 		}
-		i, err := strconv.ParseInt(string(tok), 10, 64)
+		i, err := strconv.ParseInt(view(tok), 10, 64)
 		return i, err == nil
 	case Real:
 		tok, ok := p.number()
 		if !ok {
 			return nil, false
 		}
-		f, err := strconv.ParseFloat(string(tok), 64)
+		f, err := strconv.ParseFloat(view(tok), 64)
 		return f, err == nil
 	case Str:
 		if c != '"' {
@@ -146,25 +148,23 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 }
 
 // count is the number of items of a list of numbers or booleans whose
-// items start at the cursor: one more than its commas, or none. It is an
-// estimate for capacity only: the items are checked as they are read.
+// items start at the cursor: one more than its commas, or none. Such a
+// list holds no bracket, so it ends at the first ']'. It is an estimate for
+// capacity only: the items are checked as they are read.
 func (p *fastParser) count() int {
-	n, empty := 1, true
-	for _, c := range p.data[p.pos:] {
-		switch c {
-		case ']':
-			if empty {
-				return 0
-			}
-			return n
-		case ',':
-			n++
-		case ' ', '\t', '\n', '\r':
-		default:
-			empty = false
-		}
+	rest := p.data[p.pos:]
+	end := bytes.IndexByte(rest, ']')
+	if end < 0 || len(bytes.TrimSpace(rest[:end])) == 0 {
+		return 0
 	}
-	return 0
+	return bytes.Count(rest[:end], []byte{','}) + 1
+}
+
+// view is tok as a string without a copy, for strconv, which keeps the
+// string only in the error it returns, and that error is dropped. A
+// hundred thousand numbers are then a hundred thousand fewer allocations.
+func view(tok []byte) string {
+	return unsafe.String(unsafe.SliceData(tok), len(tok))
 }
 
 // number returns the JSON number at the cursor, checked against JSON's

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -100,13 +101,21 @@ func (s *scanner) value() []byte {
 	start := s.pos
 	d := s.data
 	i := s.pos
+	flat := 0
+	if i < len(d) && d[i] == '[' {
+		flat = flatArrayEnd(d[i:])
+	}
 	switch {
 	case i >= len(d):
 	case d[i] == '"':
 		i = skipString(d, i+1)
+	case flat > 0:
+		// A large call's array of numbers: found with the runtime's
+		// vectorized byte search rather than a byte at a time.
+		i += flat
 	case d[i] == '{' || d[i] == '[':
-		// The hot loop of a large call: most bytes are digits and
-		// commas, passed over with one table lookup each.
+		// Most bytes are digits and commas, passed over with one table
+		// lookup each.
 		depth := 0
 		for i < len(d) {
 			c := d[i]
@@ -135,6 +144,20 @@ func (s *scanner) value() []byte {
 	}
 	s.pos = i
 	return d[start:i]
+}
+
+// flatArrayEnd returns the length of the array that opens d when it holds
+// no string, object or array (so that its first ']' closes it), else 0.
+func flatArrayEnd(d []byte) int {
+	end := bytes.IndexByte(d, ']')
+	if end < 0 {
+		return 0
+	}
+	inner := d[1:end]
+	if bytes.IndexByte(inner, '[') >= 0 || bytes.IndexByte(inner, '"') >= 0 || bytes.IndexByte(inner, '{') >= 0 {
+		return 0
+	}
+	return end + 1
 }
 
 // skipString returns the index just past the string whose contents start
