@@ -30,3 +30,17 @@ show ./chem describe -p 5 --hydrogens
 show ./chem chain C6H12O6 --factor 2 --max 300
 show ./chem label H2O CO2
 show ./chem answer
+
+# The same commands as MCP tools: what an MCP client sees, the entry to
+# paste into Claude Desktop, and a short stdio session (one JSON-RPC message
+# a line) calling a tool that chains Python, C++ and Go.
+echo "\$ ./chem --mcp-tools | head -12"
+./chem --mcp-tools | head -12
+echo
+show ./chem --mcp-config
+echo "\$ printf '<initialize, initialized, tools/call chain>' | $nexus mcp ./chem"
+printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chain","arguments":{"formula":"C6H12O6","factor":2,"max":300}}}' |
+	"$nexus" mcp ./chem
