@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nexus-run/nexus/nexus/pool/pooltest"
 )
 
 // The examples as the official Go SDK client sees them over stdio, in each
@@ -212,9 +213,9 @@ func checkSDKResult(t *testing.T, c sdkCall, res *mcp.CallToolResult, modern boo
 // sdkSession is a Go SDK client session with `nexus mcp`.
 type sdkSession struct {
 	cs     *mcp.ClientSession
-	stderr *lockedBuffer // the server's
-	log    *lockedBuffer // every message both ways, as the SDK logs them
-	close  func() error  // closes the session; nil once the server exited 0
+	stderr *pooltest.Buffer // the server's
+	log    *pooltest.Buffer // every message both ways, as the SDK logs them
+	close  func() error     // closes the session; nil once the server exited 0
 }
 
 // startSDKSession starts `nexus mcp` for p under the Go SDK's command
@@ -222,7 +223,7 @@ type sdkSession struct {
 // the test ends if it is still running.
 func startSDKSession(t *testing.T, p *program, version string) *sdkSession {
 	t.Helper()
-	s := &sdkSession{stderr: &lockedBuffer{}, log: &lockedBuffer{}}
+	s := &sdkSession{stderr: &pooltest.Buffer{}, log: &pooltest.Buffer{}}
 	cmd := exec.Command(nexusBin, "mcp", p.launcher)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
@@ -281,24 +282,6 @@ func mcpToolsOutput(t *testing.T, p *program, withOutput bool) []byte {
 		}
 	}
 	return marshalJSON(t, list.Tools)
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestMCPTypeScriptSDK: the TypeScript SDK's stdio client lists and calls

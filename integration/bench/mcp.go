@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,10 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nexus-run/nexus/nexus/pool/pooltest"
 )
 
 // The MCP benchmark: sequential tools/call throughput over stdio, for the
@@ -80,7 +80,7 @@ type mcpRow struct {
 	argv []string
 
 	session *mcp.ClientSession
-	stderr  *syncBuffer
+	stderr  *pooltest.Buffer
 	lat     []time.Duration
 	wall    time.Duration
 	err     error
@@ -180,7 +180,7 @@ func goal(ratio map[string]float64, lang string, want float64) string {
 // that tools/list has the tool to be called.
 func (r *mcpRow) connect(ctx context.Context, client *mcp.Client) error {
 	cmd := exec.Command(r.argv[0], r.argv[1:]...)
-	r.stderr = &syncBuffer{}
+	r.stderr = &pooltest.Buffer{}
 	cmd.Stderr = r.stderr
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -256,23 +256,4 @@ func (r *mcpRow) failure(what string, err error) error {
 		return fmt.Errorf("%s: %w\nserver stderr:\n%s", what, err, out)
 	}
 	return fmt.Errorf("%s: %w", what, err)
-}
-
-// syncBuffer is a bytes.Buffer safe for the goroutine that copies a
-// child's stderr into it and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

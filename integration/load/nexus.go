@@ -15,9 +15,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nexus-run/nexus/nexus/pool/pooltest"
 )
 
 // nexusServer is the running nexus server.
@@ -26,25 +27,8 @@ type nexusServer struct {
 	base     string // http://127.0.0.1:PORT
 	endpoint string // base + "/mcp"
 	debug    string // http://127.0.0.1:PORT/debug/pprof/, or "" without the profiler
-	stderr   *lockedBuffer
+	stderr   *pooltest.Buffer
 	exited   chan error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startNexus starts `nexus mcp PROG` or `nexus serve PROG` on a free
@@ -62,7 +46,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &nexusServer{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	s := &nexusServer{cmd: cmd, stderr: &pooltest.Buffer{}, exited: make(chan error, 1)}
 	serving := regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
 	profiler := regexp.MustCompile(`nexus: profiler on (http://\S+)`)
 	type addrs struct{ base, debug string }

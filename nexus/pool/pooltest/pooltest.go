@@ -1,7 +1,8 @@
 // Package pooltest runs real pools under a Supervisor in tests: the
 // supervisor's stderr is captured, and when the test ends it is closed and
 // checked for leftovers (child processes, files in its socket folder).
-// The pool runtimes' tests and the supervisor's own use it.
+// The pool runtimes' tests and the supervisor's own use it; its Buffer
+// serves the integration tests and benchmarks too.
 package pooltest
 
 import (
@@ -20,7 +21,9 @@ import (
 	"github.com/nexus-run/nexus/nexus/pool"
 )
 
-// Buffer is a bytes.Buffer safe for the supervisor's goroutines.
+// Buffer is a bytes.Buffer safe for concurrent writers and readers: the
+// supervisor's goroutines, or the copying of a child's stderr while a test
+// or benchmark reads it.
 type Buffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
