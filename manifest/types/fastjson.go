@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/nexus-run/nexus/manifest/types/jsonlex"
 )
 
 // parseFast reads data as a value of type t in one pass over the bytes,
@@ -34,16 +36,7 @@ type fastParser struct {
 	pos  int
 }
 
-func (p *fastParser) space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *fastParser) space() { p.pos = jsonlex.Space(p.data, p.pos) }
 
 func (p *fastParser) value(t *Type) (any, bool) {
 	if p.pos >= len(p.data) {
@@ -170,45 +163,13 @@ func view(tok []byte) string {
 // number returns the JSON number at the cursor, checked against JSON's
 // grammar.
 func (p *fastParser) number() ([]byte, bool) {
-	start := p.pos
-	d := p.data
-	i := p.pos
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
+	end, ok := jsonlex.Number(p.data, p.pos)
+	if !ok {
 		return nil, false
 	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	p.pos = i
-	return d[start:i], true
+	tok := p.data[p.pos:end]
+	p.pos = end
+	return tok, true
 }
 
 // plainInteger reports whether a JSON number is written as digits only,

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+
+	"github.com/nexus-run/nexus/manifest/types/jsonlex"
 )
 
 // Member is one member of a JSON object: its key, decoded, and its value
@@ -85,16 +87,7 @@ type scanner struct {
 
 func (s *scanner) is(c byte) bool { return s.pos < len(s.data) && s.data[s.pos] == c }
 
-func (s *scanner) space() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) space() { s.pos = jsonlex.Space(s.data, s.pos) }
 
 // value skips the value at the cursor and returns it.
 func (s *scanner) value() []byte {

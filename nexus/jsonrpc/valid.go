@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "github.com/nexus-run/nexus/manifest/types/jsonlex"
+
 // valid reports whether data is exactly one JSON value, with space around
 // it allowed: json.Valid, in a tight loop of its own. Every message is
 // checked whole before it is split, and for a call carrying a large array
@@ -24,16 +26,7 @@ type validator struct {
 	pos  int
 }
 
-func (v *validator) space() {
-	for v.pos < len(v.data) {
-		switch v.data[v.pos] {
-		case ' ', '\t', '\n', '\r':
-			v.pos++
-		default:
-			return
-		}
-	}
-}
+func (v *validator) space() { v.pos = jsonlex.Space(v.data, v.pos) }
 
 func (v *validator) value(depth int) bool {
 	if v.pos >= len(v.data) || depth > maxDepth {
@@ -79,18 +72,8 @@ func (v *validator) object(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.space()
-		if v.pos >= len(v.data) {
-			return false
-		}
-		switch v.data[v.pos] {
-		case ',':
-			v.pos++
-		case '}':
-			v.pos++
-			return true
-		default:
-			return false
+		if more, ok := v.itemEnd('}'); !more {
+			return ok
 		}
 	}
 }
@@ -107,20 +90,28 @@ func (v *validator) array(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.space()
-		if v.pos >= len(v.data) {
-			return false
-		}
-		switch v.data[v.pos] {
-		case ',':
-			v.pos++
-		case ']':
-			v.pos++
-			return true
-		default:
-			return false
+		if more, ok := v.itemEnd(']'); !more {
+			return ok
 		}
 	}
+}
+
+// itemEnd reads what follows an item of an object or array closed by
+// close: a comma (more items follow) or close (the end).
+func (v *validator) itemEnd(close byte) (more, ok bool) {
+	v.space()
+	if v.pos >= len(v.data) {
+		return false, false
+	}
+	switch v.data[v.pos] {
+	case ',':
+		v.pos++
+		return true, true
+	case close:
+		v.pos++
+		return false, true
+	}
+	return false, false
 }
 
 // str checks a string: no control characters, and only JSON's escapes.
@@ -166,46 +157,10 @@ func hex4(b []byte) bool {
 	return true
 }
 
-// number checks JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (v *validator) number() bool {
-	d := v.data
-	i := v.pos
-	if d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	v.pos = i
-	return true
+	end, ok := jsonlex.Number(v.data, v.pos)
+	v.pos = end
+	return ok
 }
 
 func (v *validator) word(w string) bool {

@@ -1,0 +1,63 @@
+// Package jsonlex is JSON's lexical grammar for the hand-written readers
+// that pass over large messages faster than encoding/json: where the white
+// space between tokens ends, and where a number ends. The typed reader of
+// manifest/types and the message validator of nexus/jsonrpc both use it,
+// so the two agree on what a number is.
+package jsonlex
+
+// Space returns the index of the first byte of d at or after i that is
+// not JSON white space.
+func Space(d []byte, i int) int {
+	for i < len(d) {
+		switch d[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// Number returns the end of the JSON number that starts at d[i], and
+// whether one does: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func Number(d []byte, i int) (int, bool) {
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		i = digits(d, i)
+	default:
+		return i, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, false
+		}
+		i = digits(d, i)
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, false
+		}
+		i = digits(d, i)
+	}
+	return i, true
+}
+
+func digits(d []byte, i int) int {
+	for i < len(d) && isDigit(d[i]) {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
