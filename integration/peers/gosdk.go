@@ -9,17 +9,19 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	gopeers "github.com/nexus-run/nexus/integration/peers/servers/nexus/go"
 )
 
 // The Go SDK peer: the benchmark's three tools served by the official Go
 // SDK's server with the functions in the same process, which is what this
 // binary does when re-executed with -serve-gosdk. No pool, no second
-// process: the ceiling for a server without pools.
+// process: the ceiling for a server without pools. The functions are the
+// very ones nexus's Go pool runs, so both do the same work.
 
 type trivialArgs struct {
 	X int64 `json:"x"`
@@ -31,24 +33,6 @@ type shoutArgs struct {
 
 type totalArgs struct {
 	XS []float64 `json:"xs"`
-}
-
-func trivial(x int64) int64 { return x }
-
-func shout(s string) string {
-	r := []rune(s)
-	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-		r[i], r[j] = r[j], r[i]
-	}
-	return strings.ToUpper(string(r))
-}
-
-func total(xs []float64) float64 {
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return sum
 }
 
 // textResult is what nexus answers a scalar with: one text block holding
@@ -65,15 +49,15 @@ func newGoSDKServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "peers", Version: "bench"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "trivial", Description: "The integer, unchanged."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in trivialArgs) (*mcp.CallToolResult, any, error) {
-			return textResult(trivial(in.X))
+			return textResult(gopeers.Trivial(int(in.X)))
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "shout", Description: "The string reversed and in upper case."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in shoutArgs) (*mcp.CallToolResult, any, error) {
-			return textResult(shout(in.S))
+			return textResult(gopeers.Shout(in.S))
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "total", Description: "The sum of the numbers."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in totalArgs) (*mcp.CallToolResult, any, error) {
-			return textResult(total(in.XS))
+			return textResult(gopeers.Total(in.XS))
 		})
 	return srv
 }

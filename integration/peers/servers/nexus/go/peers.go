@@ -1,5 +1,6 @@
 // Package peers holds the peer benchmark's three functions, as nexus's Go
-// pool runs them (integration/peers builds them with `nexus make`).
+// pool runs them (integration/peers builds them with `nexus make`) and as
+// the Go SDK peer calls them in its own process.
 package peers
 
 import "strings"
