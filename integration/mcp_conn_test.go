@@ -4,22 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
-
-// mcpHangGuard bounds every wait on a `nexus mcp` process. It is not a
-// measure of speed: it only turns a hung server into a failure that shows
-// the server's stderr, instead of a bare `go test` timeout much later.
-const mcpHangGuard = 2 * time.Minute
 
 // mcpConn is a client of `nexus mcp` that speaks raw JSON lines over the
 // process's pipes, with no SDK in between, so a test sees exactly the bytes
@@ -29,24 +21,15 @@ const mcpHangGuard = 2 * time.Minute
 // The methods that wait (recv, waitStderr, close) must be called from the
 // test's goroutine; the readers run on goroutines of their own.
 type mcpConn struct {
-	t     *testing.T
+	watched
 	p     *program
-	cmd   *exec.Cmd
 	stdin io.WriteCloser
 
-	mu      sync.Mutex
-	replies []*mcpReply // every stdout line, in arrival order
-	claimed []bool      // replies[i] was returned by a recv or next
-	notJSON []string    // stdout lines that are not JSON-RPC messages
-	stderr  strings.Builder
-
-	// stdoutEOF and stderrEOF say the streams have ended, exited that the
-	// process has, with exitCode.
-	stdoutEOF, stderrEOF, exited bool
-	exitCode                     int
-
-	// changed is closed, then replaced, on every change of the above.
-	changed chan struct{}
+	// Guarded by watched.mu, and changes wake its waiters too:
+	replies   []*mcpReply // every stdout line, in arrival order
+	claimed   []bool      // replies[i] was returned by a recv or next
+	notJSON   []string    // stdout lines that are not JSON-RPC messages
+	stdoutEOF bool
 }
 
 // mcpReply is one message the server wrote.
@@ -87,51 +70,13 @@ func startMCPServing(t *testing.T, p *program, target string, flags ...string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	outW.Close()
-	errW.Close()
-	c := &mcpConn{t: t, p: p, cmd: cmd, stdin: stdin, changed: make(chan struct{})}
+	cmd.Stdout = outW
+	c := &mcpConn{p: p, stdin: stdin}
+	c.over = func() bool { return c.stdoutEOF && c.stderrEOF && c.exited }
+	c.dump = func() string { return "stdout:\n" + c.stdoutText() + "\nstderr:\n" + c.stderrText() }
+	c.start(t, cmd, outW)
 	go c.readStdout(outR)
-	go c.readStderr(errR)
-	go func() {
-		err := cmd.Wait()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			code = -1
-		}
-		c.update(func() { c.exited, c.exitCode = true, code })
-	}()
-	t.Cleanup(func() {
-		if !c.hasExited() {
-			cmd.Process.Kill()
-		}
-	})
 	return c
-}
-
-// update changes the connection's state under its lock and wakes waiters.
-func (c *mcpConn) update(f func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f()
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-func (c *mcpConn) hasExited() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.exited
 }
 
 func (c *mcpConn) readStdout(r *os.File) {
@@ -153,22 +98,6 @@ func (c *mcpConn) readStdout(r *os.File) {
 		}
 		if err != nil {
 			c.update(func() { c.stdoutEOF = true })
-			return
-		}
-	}
-}
-
-func (c *mcpConn) readStderr(r *os.File) {
-	defer r.Close()
-	buf := make([]byte, 4096)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			chunk := string(buf[:n])
-			c.update(func() { c.stderr.WriteString(chunk) })
-		}
-		if err != nil {
-			c.update(func() { c.stderrEOF = true })
 			return
 		}
 	}
@@ -288,40 +217,6 @@ func (c *mcpConn) next() *mcpReply {
 	return found
 }
 
-// waitStderr waits until the server's stderr (which carries its pools'
-// output too) contains s.
-func (c *mcpConn) waitStderr(s string) {
-	c.t.Helper()
-	c.waitFor(fmt.Sprintf("%q on stderr", s), func() bool {
-		return strings.Contains(c.stderr.String(), s)
-	})
-}
-
-// waitFor waits until cond, called under the lock, holds. It fails the
-// test when the process has exited and both its streams have ended
-// (nothing more can change) or when the hang guard runs out.
-func (c *mcpConn) waitFor(what string, cond func() bool) {
-	c.t.Helper()
-	guard := time.NewTimer(mcpHangGuard)
-	defer guard.Stop()
-	for {
-		c.mu.Lock()
-		ok, ended, changed := cond(), c.stdoutEOF && c.stderrEOF && c.exited, c.changed
-		c.mu.Unlock()
-		switch {
-		case ok:
-			return
-		case ended:
-			c.t.Fatalf("nexus mcp ended without %s\nstdout:\n%s\nstderr:\n%s", what, c.stdoutText(), c.stderrText())
-		}
-		select {
-		case <-changed:
-		case <-guard.C:
-			c.t.Fatalf("no %s after %v\nstdout:\n%s\nstderr:\n%s", what, mcpHangGuard, c.stdoutText(), c.stderrText())
-		}
-	}
-}
-
 // close closes the server's stdin, waits for it to exit and for its stdout
 // to end, and checks what every run must satisfy: exit status 0, only
 // JSON-RPC messages on stdout, no Go crash on stderr, no pool process or
@@ -359,13 +254,6 @@ func (c *mcpConn) closeAll() {
 	for _, r := range c.close() {
 		c.t.Errorf("unexpected message from the server: %s", r.Line)
 	}
-}
-
-// stderrText is the server's stderr so far.
-func (c *mcpConn) stderrText() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stderr.String()
 }
 
 func (c *mcpConn) stdoutText() string {

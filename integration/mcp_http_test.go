@@ -18,7 +18,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,11 +26,6 @@ import (
 // end: the official Go and TypeScript SDK clients against `nexus mcp
 // --http-port` and `nexus serve`, and a plain net/http client for every
 // status the transport and the guard in front of it answer.
-
-// httpHangGuard bounds every wait on a server. It is not a measure of
-// speed: it only turns a hung server into a failure that shows the
-// server's stderr, instead of a bare `go test` timeout much later.
-const httpHangGuard = 2 * time.Minute
 
 // httpProgram is the Python program of the HTTP tests: quick commands, a
 // record, a failure, and hold, which blocks until the test lets it go, so
@@ -116,18 +110,11 @@ hold p = holdPy p
 // process. Its stderr is collected as it comes; the process is killed when
 // the test ends if it is still running.
 type httpServer struct {
-	t    *testing.T
-	cmd  *exec.Cmd
+	watched
 	base string // http://127.0.0.1:PORT
 	port string
 	// listen is the address the server says it serves on.
 	listen string
-
-	mu       sync.Mutex
-	stderr   strings.Builder
-	exited   bool
-	exitCode int
-	changed  chan struct{} // closed, then replaced, on every change above
 }
 
 // servingLine is how a server says where it listens.
@@ -140,43 +127,10 @@ func startHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServ
 	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = errW
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	errW.Close()
-	s := &httpServer{t: t, cmd: cmd, changed: make(chan struct{})}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := errR.Read(buf)
-			s.update(func() { s.stderr.Write(buf[:n]) })
-			if err != nil {
-				errR.Close()
-				return
-			}
-		}
-	}()
-	go func() {
-		err := cmd.Wait()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			code = -1
-		}
-		s.update(func() { s.exited, s.exitCode = true, code })
-	}()
-	t.Cleanup(func() {
-		if !s.hasExited() {
-			cmd.Process.Kill()
-		}
-	})
+	s := &httpServer{}
+	s.over = func() bool { return s.exited }
+	s.dump = func() string { return "stderr:\n" + s.stderrText() }
+	s.start(t, cmd)
 	var m []string
 	s.waitFor("the line saying where it listens", func() bool {
 		m = servingLine.FindStringSubmatch(s.stderr.String())
@@ -195,72 +149,13 @@ func startHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServ
 	return s
 }
 
-func (s *httpServer) update(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f()
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-func (s *httpServer) hasExited() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.exited
-}
-
-func (s *httpServer) stderrText() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stderr.String()
-}
-
-// waitFor waits until cond, called under the server's lock, holds. The
-// server exiting first, or the hang guard, fails the test.
-func (s *httpServer) waitFor(what string, cond func() bool) {
-	s.t.Helper()
-	deadline := time.After(httpHangGuard)
-	for {
-		s.mu.Lock()
-		ok, exited, changed := cond(), s.exited, s.changed
-		s.mu.Unlock()
-		switch {
-		case ok:
-			return
-		case exited:
-			s.t.Fatalf("waiting for %s: the server exited (%d)\nstderr:\n%s", what, s.exitCode, s.stderrText())
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			s.t.Fatalf("waiting for %s: nothing after %v\nstderr:\n%s", what, httpHangGuard, s.stderrText())
-		}
-	}
-}
-
-// waitStderr waits until the server's stderr holds text.
-func (s *httpServer) waitStderr(text string) {
-	s.t.Helper()
-	s.waitFor(fmt.Sprintf("%q on stderr", text), func() bool { return strings.Contains(s.stderr.String(), text) })
-}
-
 // wait waits for the server to exit and returns its exit code.
 func (s *httpServer) wait() int {
 	s.t.Helper()
-	deadline := time.After(httpHangGuard)
-	for {
-		s.mu.Lock()
-		exited, code, changed := s.exited, s.exitCode, s.changed
-		s.mu.Unlock()
-		if exited {
-			return code
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			s.t.Fatalf("the server has not exited %v after SIGTERM\nstderr:\n%s", httpHangGuard, s.stderrText())
-		}
-	}
+	s.waitFor("the server to exit", func() bool { return s.exited })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
 }
 
 // stop sends SIGTERM and requires a clean exit, which stops the pools; the
@@ -337,7 +232,7 @@ func doHTTP(req *http.Request) (httpReply, error) {
 // do is send for requests that must get a reply.
 func (s *httpServer) do(method, path, body string, header ...string) httpReply {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), httpHangGuard)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	r, err := s.send(ctx, method, path, body, header...)
 	if err != nil {
@@ -539,7 +434,7 @@ func (rec *recorder) requests() []string {
 // must end the session with DELETE.
 func goSDKSession(t *testing.T, url string, header http.Header, serverName string, tools []map[string]any, calls []sdkCall) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), httpHangGuard)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	rec := &recorder{header: header}
 	transport := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rec}}
@@ -1007,7 +902,7 @@ type async struct {
 
 // sendAsync sends a request as send does, on a goroutine.
 func (s *httpServer) sendAsync(method, path, body string, header ...string) *async {
-	ctx, cancel := context.WithTimeout(context.Background(), httpHangGuard)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	a := &async{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		a.reply, a.err = s.send(ctx, method, path, body, header...)

@@ -232,11 +232,11 @@ func startSDKSession(t *testing.T, p *program, version string) *sdkSession {
 		// The SDK sends SIGTERM when the server has not exited this long
 		// after stdin closed; long enough that a server exiting on EOF, as
 		// it must, never meets it, so close reports its own exit status.
-		Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpHangGuard},
+		Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard},
 		Writer:    s.log,
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "nexus-integration", Version: "0"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), mcpHangGuard)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	var opts *mcp.ClientSessionOptions
 	if version != "" {

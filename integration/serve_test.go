@@ -97,14 +97,14 @@ func health(t *testing.T, s *httpServer) healthReply {
 // waitHealth polls /health until cond holds.
 func waitHealth(t *testing.T, s *httpServer, what string, cond func(healthReply) bool) {
 	t.Helper()
-	deadline := time.Now().Add(httpHangGuard)
+	deadline := time.Now().Add(hangGuard)
 	for {
 		h := health(t, s)
 		if cond(h) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: /health still says %+v after %v", what, h, httpHangGuard)
+			t.Fatalf("waiting for %s: /health still says %+v after %v", what, h, hangGuard)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
