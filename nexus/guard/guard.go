@@ -99,25 +99,25 @@ func IsLoopback(host string) bool {
 func (p *Policy) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !p.hostAllowed(r.Host) {
-			refuse(w, "forbidden: Host "+quoted(r.Host)+" is not this server", http.StatusForbidden)
+			Error(w, http.StatusForbidden, "forbidden: Host "+quoted(r.Host)+" is not this server")
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o, r.Host) {
-			refuse(w, "forbidden: Origin "+quoted(o)+" may not call this server", http.StatusForbidden)
+			Error(w, http.StatusForbidden, "forbidden: Origin "+quoted(o)+" may not call this server")
 			return
 		}
 		if !p.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="nexus"`)
-			refuse(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			Error(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token>")
 			return
 		}
 		if r.Method == http.MethodPost {
 			if !isJSON(r.Header.Get("Content-Type")) {
-				refuse(w, "unsupported media type: POST a body of Content-Type: application/json", http.StatusUnsupportedMediaType)
+				Error(w, http.StatusUnsupportedMediaType, "unsupported media type: POST a body of Content-Type: application/json")
 				return
 			}
 			if r.ContentLength > p.maxBody {
-				refuse(w, tooLarge(p.maxBody), http.StatusRequestEntityTooLarge)
+				Error(w, http.StatusRequestEntityTooLarge, tooLarge(p.maxBody))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
@@ -137,9 +137,10 @@ func tooLarge(limit int64) string {
 	return fmt.Sprintf("request body too large: the limit is %d bytes", limit)
 }
 
-// refuse answers a refused request: a JSON object with the reason, as the
-// JSON API answers its own errors, so that clients read one format.
-func refuse(w http.ResponseWriter, msg string, status int) {
+// Error answers a request with status and the JSON object
+// {"error": msg}: how every nexus HTTP endpoint reports what it refused,
+// here and in nexus serve's JSON API, so that clients read one format.
+func Error(w http.ResponseWriter, status int, msg string) {
 	body, _ := json.Marshal(struct {
 		Error string `json:"error"`
 	}{msg})

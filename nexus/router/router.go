@@ -110,27 +110,27 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	module, command := r.PathValue("module"), r.PathValue("command")
 	p := rt.byModule[module]
 	if p == nil {
-		fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
+		guard.Error(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
 		return
 	}
 	name := module + Separator + command
 	if rt.srv.Tool(name) == nil {
-		fail(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
+		guard.Error(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		if guard.TooLarge(err) {
-			fail(w, http.StatusRequestEntityTooLarge, "request body too large")
+			guard.Error(w, http.StatusRequestEntityTooLarge, "request body too large")
 			return
 		}
-		fail(w, http.StatusBadRequest, "read request body: "+err.Error())
+		guard.Error(w, http.StatusBadRequest, "read request body: "+err.Error())
 		return
 	}
 	var named map[string]json.RawMessage
 	if len(strings.TrimSpace(string(body))) > 0 {
 		if err := json.Unmarshal(body, &named); err != nil {
-			fail(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+err.Error())
+			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+err.Error())
 			return
 		}
 	}
@@ -142,16 +142,16 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 		out := append([]byte(`{"result":`), res.Value...)
 		writeJSON(w, http.StatusOK, append(out, '}'))
 	case errors.As(err, &bad):
-		fail(w, http.StatusBadRequest, bad.Message)
+		guard.Error(w, http.StatusBadRequest, bad.Message)
 	case errors.As(err, &down):
 		if down.RetryAfter > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(down.RetryAfter.Seconds()))))
 		}
-		fail(w, http.StatusServiceUnavailable, err.Error())
+		guard.Error(w, http.StatusServiceUnavailable, err.Error())
 	case r.Context().Err() != nil:
 		// The client went away: there is no one to answer.
 	default:
-		fail(w, http.StatusInternalServerError, err.Error())
+		guard.Error(w, http.StatusInternalServerError, err.Error())
 	}
 }
 
@@ -211,12 +211,6 @@ func (rt *Router) modules() []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-func fail(w http.ResponseWriter, status int, msg string) {
-	writeValue(w, status, struct {
-		Error string `json:"error"`
-	}{msg})
 }
 
 func writeValue(w http.ResponseWriter, status int, v any) {
