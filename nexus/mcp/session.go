@@ -162,16 +162,15 @@ func (ss *Session) needReady() *jsonrpc.Error {
 	return nil
 }
 
-// modern reports whether the session speaks a version with structured
-// tool results (2025-06-18 on).
-func (ss *Session) modern() bool {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.version >= Latest
-}
+// hasStructured reports whether protocol version v has structured tool
+// results (2025-06-18 on).
+func hasStructured(v string) bool { return v >= Latest }
 
 func (ss *Session) listResult() []byte {
-	if ss.modern() {
+	ss.mu.Lock()
+	v := ss.version
+	ss.mu.Unlock()
+	if hasStructured(v) {
 		return ss.srv.list
 	}
 	return ss.srv.listOld
@@ -216,7 +215,7 @@ func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func
 		return
 	}
 	ss.calls[key] = c
-	modern := ss.version >= Latest
+	modern := hasStructured(ss.version)
 	ss.wg.Add(1)
 	ss.mu.Unlock()
 

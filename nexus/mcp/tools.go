@@ -207,9 +207,7 @@ func optionParam(a *manifest.Arg, i int) (param, *Schema, bool, error) {
 	if p.key == "" {
 		p.key = a.Field
 	}
-	if a.Kind == manifest.Flag && a.OnlyNegation() {
-		p.negated = true
-	}
+	p.negated = a.OnlyNegation()
 	s, required, err := argSchema(a)
 	return p, s, required, err
 }
@@ -224,7 +222,7 @@ func argSchema(a *manifest.Arg) (*Schema, bool, error) {
 	}
 	s := typeSchema(a.Type)
 	desc, def := docText(a.Doc), a.Default
-	if a.Kind == manifest.Flag && a.OnlyNegation() {
+	if a.OnlyNegation() {
 		// The property is the negation: its default is the opposite.
 		desc = joinText(desc, "(true means "+flagLabel(a.FalseLong, a.FalseShort)+")")
 		if v, ok, err := a.Omitted(); ok && err == nil {
