@@ -63,6 +63,9 @@ type libraryFlags struct {
 	Versions string `json:"versions"`
 	Cflags   string `json:"cflags"`
 	Libs     string `json:"libs"`
+	// StaticLibs is --static --libs: every library, down to the ones the
+	// packages' own libraries need.
+	StaticLibs string `json:"static_libs"`
 }
 
 func probe(name string, c *cache) (*toolchain, error) {
@@ -81,13 +84,102 @@ func probe(name string, c *cache) (*toolchain, error) {
 	if err != nil {
 		return nil, err
 	}
+	dirs, err := librarySearchDirs(cxx)
+	if err != nil {
+		return nil, err
+	}
+	libs := linkFlags(lib, dirs)
 	return &toolchain{
 		cxx: cxx,
 		id: strings.Join([]string{cxx, version, strings.Join(packages, " ") + " " + lib.Versions,
-			lib.Cflags, lib.Libs}, "\n"),
+			lib.Cflags, strings.Join(libs, " ")}, "\n"),
 		cflags: strings.Fields(lib.Cflags),
-		libs:   strings.Fields(lib.Libs),
+		libs:   libs,
 	}, nil
+}
+
+// systemLibraries are the C library's parts (and GCC's libatomic), which
+// stay shared: a static C library is discouraged, and they cost a pool's
+// start next to nothing.
+var systemLibraries = map[string]bool{
+	"c": true, "m": true, "dl": true, "rt": true, "pthread": true,
+	"resolv": true, "util": true, "atomic": true,
+}
+
+// linkFlags links gRPC and everything under it (Abseil, upb, re2, c-ares,
+// OpenSSL, zlib) and the C++ runtime statically when every one of those
+// libraries has its archive in dirs, as Debian's -dev packages ship them,
+// and falls back to pkg-config's shared libraries otherwise.
+//
+// Linked against shared libraries, a pool spends most of its start in the
+// dynamic loader: gRPC pulls in some 50 of them and 13,000 symbol
+// relocations, 19 ms on a 2-core machine before main runs, against 4 ms
+// linked statically (which also links faster).
+func linkFlags(lib *libraryFlags, dirs []string) []string {
+	var static, system []string
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(lib.StaticLibs) {
+		name, ok := strings.CutPrefix(f, "-l")
+		if !ok || seen[name] {
+			continue // -pthread, -L and -Wl,--push-state/--pop-state around -latomic
+		}
+		seen[name] = true
+		if systemLibraries[name] {
+			system = append(system, f)
+			continue
+		}
+		if !hasArchive(name, lib.StaticLibs, dirs) {
+			return strings.Fields(lib.Libs)
+		}
+		static = append(static, f)
+	}
+	if len(static) == 0 {
+		return strings.Fields(lib.Libs)
+	}
+	flags := []string{"-static-libstdc++", "-static-libgcc"}
+	for _, f := range strings.Fields(lib.StaticLibs) {
+		if strings.HasPrefix(f, "-L") {
+			flags = append(flags, f)
+		}
+	}
+	// The group lets the linker go back and forth between the archives,
+	// whatever the order pkg-config gave them in.
+	flags = append(flags, "-Wl,-Bstatic", "-Wl,--start-group")
+	flags = append(flags, static...)
+	flags = append(flags, "-Wl,--end-group", "-Wl,-Bdynamic")
+	return append(flags, system...)
+}
+
+// hasArchive reports whether lib<name>.a is in one of the -L folders of
+// libs or in dirs.
+func hasArchive(name, libs string, dirs []string) bool {
+	var all []string
+	for _, f := range strings.Fields(libs) {
+		if d, ok := strings.CutPrefix(f, "-L"); ok {
+			all = append(all, d)
+		}
+	}
+	for _, d := range append(all, dirs...) {
+		if info, err := os.Stat(filepath.Join(d, "lib"+name+".a")); err == nil && info.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// librarySearchDirs are the folders the compiler's linker looks for
+// libraries in.
+func librarySearchDirs(cxx string) ([]string, error) {
+	out, err := output(cxx, "-print-search-dirs")
+	if err != nil {
+		return nil, fmt.Errorf("C++ compiler %s does not run: %w", cxx, err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "libraries: ="); ok {
+			return filepath.SplitList(rest), nil
+		}
+	}
+	return nil, nil
 }
 
 // libraries asks pkg-config for the packages' versions and flags. That
@@ -108,14 +200,14 @@ func libraries(c *cache) (*libraryFlags, error) {
 	queries := []struct {
 		flag string
 		out  *string
-	}{{"--modversion", &lib.Versions}, {"--cflags", &lib.Cflags}, {"--libs", &lib.Libs}}
+	}{{"--modversion", &lib.Versions}, {"--cflags", &lib.Cflags}, {"--libs", &lib.Libs}, {"--static --libs", &lib.StaticLibs}}
 	errs := make([]error, len(queries))
 	var wg sync.WaitGroup
 	for i, q := range queries {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			*q.out, errs[i] = output("pkg-config", append([]string{q.flag}, packages...)...)
+			*q.out, errs[i] = output("pkg-config", append(strings.Fields(q.flag), packages...)...)
 		}()
 	}
 	wg.Wait()
@@ -137,7 +229,7 @@ func libraries(c *cache) (*libraryFlags, error) {
 // pkgConfigFingerprint hashes what pkg-config's answers depend on: its
 // environment and the name, size and time of every .pc file on its path.
 func pkgConfigFingerprint() (string, error) {
-	k := newKey("pkg-config/1")
+	k := newKey("pkg-config/2")
 	env := []string{"PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"}
 	for _, v := range env {
 		k.add(v + "=" + os.Getenv(v))
