@@ -3,14 +3,22 @@
 // A generated Go pool is an ordinary Go program built by `nexus make`: the
 // user's Go package, a generated file inside that package which converts
 // values and registers each sourced function here (Register), and a main
-// that calls Serve. Serve speaks hashicorp/go-plugin's gRPC protocol through
-// plugin.Serve and answers the nexus.pool.Pool service (package proto).
+// that calls Serve. Serve speaks hashicorp/go-plugin's gRPC protocol, as
+// the Python and C++ pools do (the handshake line, grpc.health.v1.Health
+// and plugin.GRPCController/Shutdown), and answers the nexus.pool.Pool
+// service (package proto).
+//
+// It speaks the protocol itself rather than through go-plugin's
+// plugin.Serve because a pool's start is on the path of a server's first
+// answer: go-plugin brings net/rpc, gob, yamux and gRPC reflection, whose
+// initialization made up a third of a Go pool's start, and a plugin.Serve
+// that swaps os.Stdout for pipes it streams to a nexus which discards them.
 //
 // Standard output belongs to the nexus. Before any user code runs (this
 // package's init, which the user's package runs after, since its generated
 // file imports this one), the pool keeps a private copy of its stdout for
-// go-plugin's handshake and points fd 1 at stderr, so a stray fmt.Println
-// lands on the nexus's stderr.
+// the handshake and points fd 1 at stderr, so a stray fmt.Println lands on
+// the nexus's stderr.
 //
 // Nothing a user function does takes the pool down short of exiting or
 // crashing the process: a panic becomes an error reply with the panic value
@@ -21,12 +29,18 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
-	"sync"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/nexus-run/nexus/proto"
 )
@@ -38,87 +52,100 @@ const (
 	ImportPath = ModulePath + "/pools/go"
 )
 
-// Handshake is the go-plugin handshake of every pool; the nexus
-// (nexus/pool.Handshake) builds its own from the same constants.
-var Handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  proto.HandshakeVersion,
-	MagicCookieKey:   proto.MagicCookieKey,
-	MagicCookieValue: proto.MagicCookieValue,
-}
+// go-plugin's protocol: the core version its handshake line starts with,
+// and the environment its client sets for the plugin process.
+const (
+	coreProtocolVersion = 1
+	envProtocolVersions = "PLUGIN_PROTOCOL_VERSIONS"
+	envSocketDir        = "PLUGIN_UNIX_SOCKET_DIR"
+)
 
-// pluginName is the one plugin a pool serves, in go-plugin's terms; with
-// gRPC the name never crosses the wire.
-const pluginName = "pool"
+// exitDelay is how long the pool lives after answering Shutdown: long
+// enough for the reply to leave the socket, short enough that the nexus
+// need not wait.
+const exitDelay = 5 * time.Millisecond
 
 // Serve serves the registered functions until the nexus shuts the pool
-// down, then returns. Started by hand (without the nexus's cookie) it
-// prints go-plugin's explanation and exits with status 1.
+// down, then returns. Started by hand (without the nexus's cookie) it says
+// what it is and exits with status 1.
 func Serve() {
-	if out := handshakeOut(); out != nil {
-		// go-plugin writes the handshake line to os.Stdout and then
-		// replaces os.Stdout and os.Stderr by pipes of its own, which it
-		// streams to the nexus (which discards them). The first call puts
-		// back the real ones; see restoreStdio.
-		os.Stdout = out
+	if err := serve(); err != nil {
+		fmt.Fprintf(stderr, "go pool: %v\n", err)
+		os.Exit(1)
 	}
-	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
-		Plugins:         plugin.PluginSet{pluginName: &grpcPlugin{server: &server{fns: registry}}},
-		GRPCServer:      newGRPCServer,
-		Logger:          hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: stderr, Name: "go pool"}),
-	})
 }
 
-// newGRPCServer is go-plugin's server with the limits the nexus's values
-// need, and with the hook that puts back standard output.
-func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts,
+func serve() error {
+	out := handshakeOut()
+	if out == nil {
+		return fmt.Errorf("this is a nexus pool; it is started by the program that was built with it (nexus run), not by hand")
+	}
+	if versions := os.Getenv(envProtocolVersions); versions != "" &&
+		!slices.Contains(strings.Split(versions, ","), strconv.Itoa(proto.HandshakeVersion)) {
+		return fmt.Errorf("this pool speaks protocol %d, but the nexus asks for %s: rebuild the program with `nexus make`",
+			proto.HandshakeVersion, versions)
+	}
+	dir := os.Getenv(envSocketDir)
+	if dir == "" {
+		own, err := os.MkdirTemp("", "nexus-pool-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(own)
+		dir = own
+	}
+	socket := filepath.Join(dir, "pool.sock")
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		return err
+	}
+	s := grpc.NewServer(
 		// A value is one message, and a list of a million floats is
 		// already 9 MB, past gRPC's default limit of 4 MB.
 		grpc.MaxRecvMsgSize(math.MaxInt32),
 		grpc.MaxSendMsgSize(math.MaxInt32),
-		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			restoreStdio()
-			return h(ctx, req)
-		}),
-		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			restoreStdio()
-			return h(srv, ss)
-		}),
 	)
-	return grpc.NewServer(opts...)
-}
+	proto.RegisterPoolServer(s, &server{fns: registry})
+	healthy := health.NewServer()
+	healthy.SetServingStatus("plugin", healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(s, healthy)
+	s.RegisterService(&controllerDesc, &controller{stop: s.Stop})
 
-// restoreStdio undoes plugin.Serve's swap of os.Stdout and os.Stderr, once.
-// Every RPC handler runs after that swap (plugin.Serve makes it before it
-// starts serving), and the nexus opens go-plugin's stdio stream as soon as
-// it connects, so output is lost only if user code prints between the
-// handshake and that moment.
-func restoreStdio() {
-	restoreOnce.Do(func() {
-		if handshakeOut() == nil {
-			return
-		}
-		os.Stdout = stdout
-		os.Stderr = stderr
-		closeHandshakeOut()
-	})
-}
-
-var restoreOnce sync.Once
-
-// grpcPlugin is the pool service as go-plugin serves it. A pool is only
-// ever the server.
-type grpcPlugin struct {
-	plugin.NetRPCUnsupportedPlugin
-	server *server
-}
-
-func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	proto.RegisterPoolServer(s, p.server)
+	line := fmt.Sprintf("%d|%d|unix|%s|grpc\n", coreProtocolVersion, proto.HandshakeVersion, socket)
+	_, err = out.WriteString(line)
+	closeHandshakeOut() // the pool's stdout ends with the handshake
+	if err != nil {
+		return fmt.Errorf("write the handshake: %w", err)
+	}
+	if err := s.Serve(l); err != nil && err != grpc.ErrServerStopped {
+		return err
+	}
 	return nil
 }
 
-func (p *grpcPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
-	return nil, fmt.Errorf("a Go pool is not a client")
+// controller is go-plugin's plugin.GRPCController service: Shutdown answers
+// at once and stops the pool soon after, whatever calls are still running
+// (the nexus has given up on them).
+type controller struct{ stop func() }
+
+func (c *controller) shutdown() {
+	time.AfterFunc(exitDelay, c.stop)
+}
+
+// controllerDesc describes plugin.GRPCController, whose messages are empty
+// (go-plugin's plugin.Empty has the wire form of emptypb.Empty).
+var controllerDesc = grpc.ServiceDesc{
+	ServiceName: "plugin.GRPCController",
+	HandlerType: (*any)(nil),
+	Methods: []grpc.MethodDesc{{
+		MethodName: "Shutdown",
+		Handler: func(srv any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+			if err := dec(new(emptypb.Empty)); err != nil {
+				return nil, err
+			}
+			srv.(*controller).shutdown()
+			return new(emptypb.Empty), nil
+		},
+	}},
+	Metadata: "plugin/grpc_controller.proto",
 }

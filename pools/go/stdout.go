@@ -16,8 +16,8 @@ var (
 	stderr = os.Stderr
 )
 
-// handshake is the private copy of the real standard output, for
-// go-plugin's handshake line only; nil when the pool was not started by the
+// handshake is the private copy of the real standard output, for the
+// handshake line only; nil when the pool was not started by the
 // nexus, and after the first call.
 var (
 	handshakeMu sync.Mutex
@@ -27,7 +27,7 @@ var (
 // init claims standard output before any user code runs: the generated
 // file in the user's package imports this package, so Go runs this init
 // before the user's. A program not started by the nexus keeps its output
-// as it is, so go-plugin can tell the person who ran it what it is.
+// as it is, so Serve can tell the person who ran it what it is.
 func init() {
 	if os.Getenv(proto.MagicCookieKey) != proto.MagicCookieValue {
 		return
