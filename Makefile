@@ -13,8 +13,13 @@ all: build
 setup:
 	@./scripts/setup.sh
 
+# urfave_cli_no_docs leaves out urfave/cli's man-page and Markdown writers
+# (and the Markdown parser under them), which nexus never uses and every
+# start of it would initialize.
+TAGS    := urfave_cli_no_docs
+
 build:
-	$(GO) build -o $(NEXUS) ./cmd/nexus
+	$(GO) build -tags $(TAGS) -o $(NEXUS) ./cmd/nexus
 
 demo: setup build
 	@./scripts/demo.sh $(NEXUS)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -132,8 +131,26 @@ func (m *Manifest) PoolsFor(c *Command) []string {
 	return langs
 }
 
-// ToolName is what Claude and other MCP clients accept as a tool name.
-var ToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// ToolNamePattern is what Claude and other MCP clients accept as a tool
+// name; IsToolName checks it.
+const ToolNamePattern = `^[a-zA-Z0-9_-]{1,64}$`
+
+// IsToolName reports whether name matches ToolNamePattern. (A compiled
+// regexp of it would cost every start of the nexus half a millisecond:
+// the {1,64} unrolls into 64 copies of the class.)
+func IsToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Validate checks that every reference in m points at something that
 // exists and every type is well formed.
@@ -175,8 +192,8 @@ func (m *Manifest) Validate() error {
 	names := map[string]bool{}
 	for i := range m.Commands {
 		c := &m.Commands[i]
-		if !ToolName.MatchString(c.Name) {
-			return fmt.Errorf("command %q: name must match %s", c.Name, ToolName)
+		if !IsToolName(c.Name) {
+			return fmt.Errorf("command %q: name must match %s", c.Name, ToolNamePattern)
 		}
 		if names[c.Name] {
 			return fmt.Errorf("command %s defined twice", c.Name)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -447,5 +448,16 @@ func TestLoadRejectsInvalid(t *testing.T) {
 	want := "manifest " + file + `: command norm: argument 1: record Point has no field "z"`
 	if err == nil || err.Error() != want {
 		t.Errorf("Load error:\n got %v\nwant %q", err, want)
+	}
+}
+
+func TestIsToolName(t *testing.T) {
+	re := regexp.MustCompile(ToolNamePattern)
+	names := []string{"", "a", "gc_content", "seq-tools", "A9", "with space", "dot.ted", "é", "x\n",
+		strings.Repeat("a", 64), strings.Repeat("a", 65), "semi;colon", "slash/ed", "-", "_"}
+	for _, name := range names {
+		if got, want := IsToolName(name), re.MatchString(name); got != want {
+			t.Errorf("IsToolName(%q) = %v, the pattern says %v", name, got, want)
+		}
 	}
 }

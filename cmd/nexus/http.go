@@ -78,11 +78,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	mux.Handle("/mcp", h)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() {
-		if err := sup.Start(ctx, poolLangs(m)...); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(os.Stderr, "nexus: %v\n", err)
-		}
-	}()
+	startPools(ctx, sup, m)
 	return serveHTTP(ctx, c, mux, "MCP at /mcp", func() {
 		h.Close()
 		sup.Close()

@@ -70,20 +70,25 @@ func serveStdio(m *manifest.Manifest, opts mcp.Options, popts pool.Options) erro
 
 	sup := pool.New(m, popts)
 	defer sup.Close()
-	srv := newServer(m, sup, opts, os.Stderr)
-	// Servers start their pools at once, in parallel, so that the first
-	// call does not wait for them; a pool that fails to start is started
-	// again by the first call that needs it, which reports the failure.
+	startPools(ctx, sup, m)
+	err = mcp.ServeStdio(ctx, newServer(m, sup, opts, os.Stderr), os.Stdin, out)
+	if ctx.Err() != nil {
+		return nil // stopped by a signal, as asked
+	}
+	return err
+}
+
+// startPools starts every pool of m at once, in parallel, as servers do:
+// a client's first call then waits for no pool, and a pool's start, the
+// longest step of a server's start, overlaps the rest of it. A pool that
+// fails to start is started again by the first call that needs it, which
+// reports the failure.
+func startPools(ctx context.Context, sup *pool.Supervisor, m *manifest.Manifest) {
 	go func() {
 		if err := sup.Start(ctx, poolLangs(m)...); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "nexus: %v\n", err)
 		}
 	}()
-	err = mcp.ServeStdio(ctx, srv, os.Stdin, out)
-	if ctx.Err() != nil {
-		return nil // stopped by a signal, as asked
-	}
-	return err
 }
 
 // newServer makes the MCP server of program m, calling pools through

@@ -93,8 +93,8 @@ func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 	if dir := d.Get("name"); dir != nil {
 		cmd.Name, pos = dir.Value, dir.ValuePos
 	}
-	if !manifest.ToolName.MatchString(cmd.Name) {
-		c.sink.Errorf(pos, "command name '%s' must match %s, which is what MCP clients accept as a tool name", cmd.Name, manifest.ToolName)
+	if !manifest.IsToolName(cmd.Name) {
+		c.sink.Errorf(pos, "command name '%s' must match %s, which is what MCP clients accept as a tool name", cmd.Name, manifest.ToolNamePattern)
 	}
 	cmd.ReturnDoc = c.returnDoc(d, sig)
 	reg := &optionNames{c: c, cmd: cmd.Name, used: map[string]diag.Pos{}}

@@ -82,8 +82,8 @@ func NewTools(m *manifest.Manifest, d *dispatch.Dispatcher, prefix string) ([]*T
 }
 
 func newTool(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error) {
-	if !manifest.ToolName.MatchString(name) {
-		return nil, fmt.Errorf("the tool name %q does not match %s", name, manifest.ToolName)
+	if !manifest.IsToolName(name) {
+		return nil, fmt.Errorf("the tool name %q does not match %s", name, manifest.ToolNamePattern)
 	}
 	t := &Tool{
 		Name:        name,
