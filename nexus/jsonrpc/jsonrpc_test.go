@@ -74,7 +74,8 @@ func TestReplies(t *testing.T) {
 
 // FuzzMembers checks the splitter against encoding/json on valid objects.
 func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1}`, ` { "a" : [1, {"b": "}"}] , "c\"d" : "x\\"y" , "e":null,"f":true,"g":-1.5e3 } `, `{"a":{"a":{"a":[]}}}`, `[1]`, `"s"`} {
+	for _, s := range []string{`{}`, `{"a":1}`, ` { "a" : [1, {"b": "}"}] , "c\"d" : "x\\"y" , "e":null,"f":true,"g":-1.5e3 } `, `{"a":{"a":{"a":[]}}}`, `[1]`, `"s"`,
+		`{"arguments":{"xs":[1, 2.5,-3e2 ]},"b":[[1,2],[3],[]]}`, `{"a":[[[1,[2]],[3]]],"b":[1,[2,"]"]]}`, `{"a":{"b":[[ ],[1]]}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

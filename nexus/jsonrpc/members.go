@@ -96,7 +96,9 @@ func (s *scanner) value() []byte {
 	i := s.pos
 	flat := 0
 	if i < len(d) && d[i] == '[' {
-		flat = flatArrayEnd(d[i:])
+		if n, ok := flatArray(d[i:]); ok {
+			flat = n
+		}
 	}
 	switch {
 	case i >= len(d):
@@ -110,6 +112,7 @@ func (s *scanner) value() []byte {
 		// Most bytes are digits and commas, passed over with one table
 		// lookup each.
 		depth := 0
+		budget := len(d) - i
 		for i < len(d) {
 			c := d[i]
 			if !structural[c] {
@@ -120,7 +123,23 @@ func (s *scanner) value() []byte {
 			case '"':
 				i = skipString(d, i+1)
 				continue
-			case '{', '[':
+			case '[':
+				// A large call's arguments hold their array of
+				// numbers inside an object: skipped as above while
+				// the searches that find no flat array have cost no
+				// more than a pass over the rest, so that nested
+				// arrays whose first ']' is far cannot make the walk
+				// quadratic.
+				if budget > 0 {
+					n, flat := flatArray(d[i:])
+					if flat {
+						i += n
+						continue
+					}
+					budget -= n
+				}
+				depth++
+			case '{':
 				depth++
 			case '}', ']':
 				depth--
@@ -139,18 +158,20 @@ func (s *scanner) value() []byte {
 	return d[start:i]
 }
 
-// flatArrayEnd returns the length of the array that opens d when it holds
-// no string, object or array (so that its first ']' closes it), else 0.
-func flatArrayEnd(d []byte) int {
+// flatArray reports whether the array that opens d is flat, holding no
+// string, object or array (so that its first ']' closes it), and how many
+// bytes the search read: the array's length, or up to the first ']' when
+// it is not flat.
+func flatArray(d []byte) (n int, flat bool) {
 	end := bytes.IndexByte(d, ']')
 	if end < 0 {
-		return 0
+		return len(d), false
 	}
 	inner := d[1:end]
 	if bytes.IndexByte(inner, '[') >= 0 || bytes.IndexByte(inner, '"') >= 0 || bytes.IndexByte(inner, '{') >= 0 {
-		return 0
+		return end + 1, false
 	}
-	return end + 1
+	return end + 1, true
 }
 
 // skipString returns the index just past the string whose contents start
