@@ -52,12 +52,12 @@ func (p *fastParser) value(t *Type) (any, bool) {
 		i, err := strconv.ParseInt(view(tok), 10, 64)
 		return i, err == nil
 	case Real:
-		tok, ok := p.number()
+		f, end, ok := jsonlex.Float(p.data, p.pos)
 		if !ok {
 			return nil, false
 		}
-		f, err := strconv.ParseFloat(view(tok), 64)
-		return f, err == nil
+		p.pos = end
+		return f, true
 	case Str:
 		if c != '"' {
 			return nil, false

@@ -215,6 +215,7 @@ func TestEncodeMsgpackWireForm(t *testing.T) {
 		{IntType, int64(200), []byte{0xcc, 200}},
 		{RealType, 1.0, []byte{0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0}},
 		{ListOf(RealType), []any{1.0}, []byte{0x91, 0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0}},
+		{ListOf(RealType), []any{-2.0, 0.5}, []byte{0x92, 0xcb, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0}},
 		{StrType, "a", []byte{0xa1, 'a'}},
 		{BoolType, true, []byte{0xc3}},
 		{UnitType, "ignored", []byte{0xc0}},
@@ -233,6 +234,12 @@ func TestEncodeMsgpackWireForm(t *testing.T) {
 		}
 		if !bytes.Equal(buf.Bytes(), c.want) {
 			t.Errorf("EncodeMsgpack(%s, %#v) = % x, want % x", c.typ, c.v, buf.Bytes(), c.want)
+		}
+		// Lists of reals are appended straight to a bytes.Buffer; any
+		// other writer gets the same bytes through the encoder.
+		var other bytes.Buffer
+		if err := EncodeMsgpack(msgpack.NewEncoder(struct{ io.Writer }{&other}), c.typ, c.v); err != nil || !bytes.Equal(other.Bytes(), c.want) {
+			t.Errorf("EncodeMsgpack(%s, %#v) to another writer = % x, %v; want % x", c.typ, c.v, other.Bytes(), err, c.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@
 // so the two agree on what a number is.
 package jsonlex
 
+import "encoding/binary"
+
 // Space returns the index of the first byte of d at or after i that is
 // not JSON white space.
 func Space(d []byte, i int) int {
@@ -54,10 +56,18 @@ func Number(d []byte, i int) (int, bool) {
 }
 
 func digits(d []byte, i int) int {
+	for len(d)-i >= 8 && allDigits(binary.LittleEndian.Uint64(d[i:])) {
+		i += 8
+	}
 	for i < len(d) && isDigit(d[i]) {
 		i++
 	}
 	return i
+}
+
+// allDigits reports whether the eight bytes of x are ASCII digits.
+func allDigits(x uint64) bool {
+	return ((x+0x4646464646464646)|(x-0x3030303030303030))&0x8080808080808080 == 0
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
