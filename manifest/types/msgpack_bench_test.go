@@ -2,6 +2,8 @@ package types
 
 import (
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -38,6 +40,24 @@ func BenchmarkNativeReals(b *testing.B) {
 		}
 		var ys []float64
 		if err := msgpack.Unmarshal(data, &ys); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFromJSONReals reads the arguments of the peer benchmark's large
+// call: a hundred thousand reals, printed shortest.
+func BenchmarkFromJSONReals(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	xs := make([]float64, 100_000)
+	for i := range xs {
+		xs[i] = r.Float64() * 1000
+	}
+	data, _ := json.Marshal(xs)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromJSON(ListOf(RealType), data); err != nil {
 			b.Fatal(err)
 		}
 	}
