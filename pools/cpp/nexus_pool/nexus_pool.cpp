@@ -517,6 +517,10 @@ class Server {
     // 9 MB, past gRPC's default limit of 4 MB.
     builder.SetMaxReceiveMessageSize(-1);
     builder.SetMaxSendMessageSize(-1);
+    // No bandwidth-delay probing, as on the nexus's side: the probes ping
+    // the nexus on most requests, an extra write and wake-up at both ends
+    // of a call.
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     builder.RegisterAsyncGenericService(&service_);
     queue_ = builder.AddCompletionQueue();
     server_ = builder.BuildAndStart();

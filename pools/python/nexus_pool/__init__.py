@@ -52,6 +52,10 @@ def run(
     options = [
         ("grpc.max_send_message_length", -1),
         ("grpc.max_receive_message_length", -1),
+        # No bandwidth-delay probing, as on the nexus's side: the probes
+        # ping the nexus on most requests, an extra write and wake-up at
+        # both ends of a call.
+        ("grpc.http2.bdp_probe", 0),
     ]
     server.serve(
         grpc, methods, "unix:" + socket, options, lambda: plugin.handshake(handshake_fd, socket)
