@@ -2,9 +2,11 @@ package cpp_test
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -366,4 +368,37 @@ func BenchmarkRealList(b *testing.B) {
 	b.ReportMetric(float64(mp.Microseconds())/1000, "roundtrip-ms")
 	b.ReportMetric(float64(mf.Microseconds())/1000, "msgpack-floor-ms")
 	b.ReportMetric(float64(mf)/float64(mp), "floor-fraction")
+}
+
+// TestPoolLinksGRPCStatically: where gRPC's archives are installed (as
+// Debian's libgrpc++-dev installs them), a pool needs none of gRPC's
+// shared libraries, whose loading was most of its start.
+func TestPoolLinksGRPCStatically(t *testing.T) {
+	out, err := exec.Command("g++", "-print-file-name=libgrpc++.a").Output()
+	if archive := strings.TrimSpace(string(out)); err != nil || !filepath.IsAbs(archive) {
+		t.Skip("no libgrpc++.a on this machine: pools link gRPC's shared libraries")
+	}
+	m := program(t, "#pragma once\ninline long twice(long x) { return 2 * x; }\n", "",
+		fn{Source: "twice", Args: []*types.Type{types.IntType}, Return: types.IntType})
+	exe := m.PoolCommand(&m.Pools[0])[0]
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	libs, err := f.ImportedLibraries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lib := range libs {
+		for _, prefix := range []string{"libgrpc", "libgpr", "libabsl", "libupb", "libre2", "libcares", "libssl", "libcrypto", "libstdc++"} {
+			if strings.HasPrefix(lib, prefix) {
+				t.Errorf("the pool needs %s (all: %v)", lib, libs)
+			}
+		}
+	}
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	if got, err := pooltest.Call(t, s, m, 0, int64(21)); err != nil || got != int64(42) {
+		t.Errorf("twice(21) = %v, %v", got, err)
+	}
 }
