@@ -131,8 +131,8 @@ func (s *scanner) value() []byte {
 				// arrays whose first ']' is far cannot make the walk
 				// quadratic.
 				if budget > 0 {
-					n, flat := flatArray(d[i:])
-					if flat {
+					n, ok := flatArray(d[i:])
+					if ok {
 						i += n
 						continue
 					}
