@@ -94,11 +94,14 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 		return nil, false
 	}
 	p.pos++
+	if elem != nil && elem.Kind == Real {
+		return p.reals()
+	}
 	var out []any
 	switch {
 	case n >= 0:
 		out = make([]any, 0, n)
-	case elem.Kind == Int || elem.Kind == Real || elem.Kind == Bool:
+	case elem.Kind == Int || elem.Kind == Bool:
 		// Items without strings or nesting: their commas count them,
 		// and a list of a hundred thousand numbers is made once.
 		out = make([]any, 0, p.count())
@@ -134,6 +137,39 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 		case ']':
 			p.pos++
 			return out, n < 0 || len(out) == n
+		default:
+			return nil, false
+		}
+	}
+}
+
+// reals reads the items of a list of reals, after its '[', into one array
+// of float64, and boxes them all at once (boxReals).
+func (p *fastParser) reals() (any, bool) {
+	xs := make([]float64, 0, p.count())
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return []any{}, true
+	}
+	for {
+		p.space()
+		f, end, ok := jsonlex.Float(p.data, p.pos)
+		if !ok {
+			return nil, false
+		}
+		p.pos = end
+		xs = append(xs, f)
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, false
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return boxReals(xs), true
 		default:
 			return nil, false
 		}
