@@ -127,18 +127,12 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 			return nil, false
 		}
 		out = append(out, v)
-		p.space()
-		if p.pos >= len(p.data) {
+		more, ok := p.itemEnd()
+		if !ok {
 			return nil, false
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if !more {
 			return out, n < 0 || len(out) == n
-		default:
-			return nil, false
 		}
 	}
 }
@@ -160,20 +154,20 @@ func (p *fastParser) reals() (any, bool) {
 		}
 		p.pos = end
 		xs = append(xs, f)
-		p.space()
-		if p.pos >= len(p.data) {
+		more, ok := p.itemEnd()
+		if !ok {
 			return nil, false
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if !more {
 			return boxReals(xs), true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// itemEnd reads the comma or ']' after an item of a list.
+func (p *fastParser) itemEnd() (more, ok bool) {
+	p.pos, more, ok = jsonlex.ItemEnd(p.data, p.pos, ']')
+	return more, ok
 }
 
 // count is the number of items of a list of numbers or booleans whose

@@ -99,19 +99,8 @@ func (v *validator) array(depth int) bool {
 // itemEnd reads what follows an item of an object or array closed by
 // close: a comma (more items follow) or close (the end).
 func (v *validator) itemEnd(close byte) (more, ok bool) {
-	v.space()
-	if v.pos >= len(v.data) {
-		return false, false
-	}
-	switch v.data[v.pos] {
-	case ',':
-		v.pos++
-		return true, true
-	case close:
-		v.pos++
-		return false, true
-	}
-	return false, false
+	v.pos, more, ok = jsonlex.ItemEnd(v.data, v.pos, close)
+	return more, ok
 }
 
 // str checks a string: no control characters, and only JSON's escapes.

@@ -21,6 +21,24 @@ func Space(d []byte, i int) int {
 	return i
 }
 
+// ItemEnd reads what follows an item of an array or object closed by
+// close, from d[i] on and past white space: a comma (more items follow) or
+// close (the end). It returns the index just past it; ok is false when it
+// is neither.
+func ItemEnd(d []byte, i int, close byte) (next int, more, ok bool) {
+	i = Space(d, i)
+	if i >= len(d) {
+		return i, false, false
+	}
+	switch d[i] {
+	case ',':
+		return i + 1, true, true
+	case close:
+		return i + 1, false, true
+	}
+	return i, false, false
+}
+
 // Number returns the end of the JSON number that starts at d[i], and
 // whether one does: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func Number(d []byte, i int) (int, bool) {

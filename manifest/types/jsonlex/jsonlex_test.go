@@ -31,3 +31,19 @@ func TestSpace(t *testing.T) {
 		t.Errorf("Space at the end: %d, want 2", got)
 	}
 }
+
+func TestItemEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		next     int
+		more, ok bool
+	}{
+		{",1", 1, true, true}, {" \n, 1", 3, true, true}, {"]", 1, false, true}, {"  ]x", 3, false, true},
+		{"}", 0, false, false}, {" x", 1, false, false}, {"", 0, false, false}, {"  ", 2, false, false},
+	} {
+		next, more, ok := ItemEnd([]byte(tc.in), 0, ']')
+		if next != tc.next || more != tc.more || ok != tc.ok {
+			t.Errorf("ItemEnd(%q) = %d, %v, %v; want %d, %v, %v", tc.in, next, more, ok, tc.next, tc.more, tc.ok)
+		}
+	}
+}
