@@ -49,6 +49,53 @@ type Message struct {
 	Method string
 	// Params is the params member as it came, nil when absent.
 	Params json.RawMessage
+
+	// check is the check that a large message is JSON, when Decode left
+	// it running; nil when it was done before Decode returned.
+	check *pendingCheck
+}
+
+// Check returns the parse error when m turns out not to be JSON, waiting
+// for the check if Decode left it running (see Decode); otherwise nil.
+// Whoever acts on a message (replies to it, runs a call for it) calls
+// Check first, and answers the parse error, with a null id, if there is
+// one. It is safe for concurrent use.
+func (m *Message) Check() *Error {
+	if m.check == nil {
+		return nil
+	}
+	<-m.check.done
+	if !m.check.ok {
+		return parseError()
+	}
+	return nil
+}
+
+// pendingCheck is a check of a message's JSON running on a goroutine of
+// its own.
+type pendingCheck struct {
+	done chan struct{} // closed when ok is set
+	ok   bool
+}
+
+func startCheck(data []byte) *pendingCheck {
+	c := &pendingCheck{done: make(chan struct{})}
+	go func() {
+		c.ok = valid(data)
+		close(c.done)
+	}()
+	return c
+}
+
+// parallelCheck is the size from which Decode checks that a message is
+// JSON in parallel with what its caller does next rather than first. On a
+// 1.8 MB call, the check is a fifth of the nexus's work, and reading the
+// arguments (which checks their grammar again as it goes) can run beside
+// it on another core.
+const parallelCheck = 64 << 10
+
+func parseError() *Error {
+	return Errorf(CodeParseError, "parse error: the message is not JSON")
 }
 
 // IsRequest reports whether m expects a reply.
@@ -63,13 +110,36 @@ func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
 // CodeParseError for data that is not JSON, CodeInvalidRequest for JSON
 // that is not a well-formed message.
 //
-// The message is checked as JSON once, whole, and then split into its
-// members without decoding the params, which a large call carries most of.
+// The message is checked as JSON once, whole, and split into its members
+// without decoding the params, which a large call carries most of. A large
+// message (from parallelCheck bytes) is checked on another goroutine while
+// Decode and its caller go on: the caller must call Message.Check before
+// acting on the message.
 func Decode(data []byte) (*Message, json.RawMessage, *Error) {
 	data = bytes.TrimSpace(data)
-	if !valid(data) {
-		return nil, Null, Errorf(CodeParseError, "parse error: the message is not JSON")
+	if len(data) < parallelCheck {
+		if !valid(data) {
+			return nil, Null, parseError()
+		}
+		return decode(data)
 	}
+	// Splitting and reading what is not JSON is safe, and gives way to
+	// the parse error: any failure waits for the check.
+	check := startCheck(data)
+	m, id, err := decode(data)
+	if err != nil || m == nil {
+		<-check.done
+		if !check.ok {
+			return nil, Null, parseError()
+		}
+		return m, id, err
+	}
+	m.check = check
+	return m, nil, nil
+}
+
+// decode splits data, JSON, into a message.
+func decode(data []byte) (*Message, json.RawMessage, *Error) {
 	members, err := Members(data)
 	if err != nil {
 		return nil, Null, Errorf(CodeInvalidRequest, "invalid request: expected one JSON-RPC message object")
@@ -119,7 +189,7 @@ func Decode(data []byte) (*Message, json.RawMessage, *Error) {
 		return nil, replyID, Errorf(CodeInvalidRequest, `invalid request: empty "method"`)
 	}
 	m.Method = name
-	if params != nil && params[0] != '{' {
+	if params != nil && (len(params) == 0 || params[0] != '{') {
 		return nil, replyID, Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
 	return m, nil, nil

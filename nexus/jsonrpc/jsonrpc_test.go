@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -114,6 +115,67 @@ func FuzzValid(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if got, want := valid(data), json.Valid(data); got != want {
 			t.Fatalf("%q: valid %v, json.Valid %v", data, got, want)
+		}
+	})
+}
+
+// TestDecodeLarge: a large message is checked as JSON in parallel with its
+// decoding; what is not JSON still gets the parse error, from Decode or,
+// when the message could be split, from Check.
+func TestDecodeLarge(t *testing.T) {
+	pad := `"` + strings.Repeat("x", parallelCheck) + `"`
+	call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{"s":` + pad + `}}}`
+
+	m, _, err := Decode([]byte(call))
+	if err != nil || m.Method != "tools/call" || string(m.ID) != "4" {
+		t.Fatalf("a large call: %v, %v", m, err)
+	}
+	if err := m.Check(); err != nil {
+		t.Fatalf("Check of a large call: %v", err)
+	}
+
+	// Splittable, but not JSON: Decode returns it, Check refuses it,
+	// every time it is asked.
+	for _, bad := range []string{call + ` x`, strings.Replace(call, `"s":"x`, `"s":"`+"\x01", 1), strings.Replace(call, `{"s":`, `{"s":-`, 1)} {
+		m, _, err := Decode([]byte(bad))
+		if err != nil {
+			if err.Code != CodeParseError {
+				t.Errorf("%.60s…: %v, want the parse error", bad, err)
+			}
+			continue
+		}
+		for range 2 {
+			if err := m.Check(); err == nil || err.Code != CodeParseError {
+				t.Errorf("%.60s…: Check = %v, want the parse error", bad, err)
+			}
+		}
+	}
+
+	// Not even splittable: the parse error comes from Decode, not the
+	// invalid request that splitting would report.
+	for _, bad := range []string{`{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":[1,2,}` + pad, `[` + pad, pad + `}`} {
+		if _, id, err := Decode([]byte(bad)); err == nil || err.Code != CodeParseError || string(id) != "null" {
+			t.Errorf("%.60s…: %v (id %s), want the parse error with a null id", bad, err, id)
+		}
+	}
+}
+
+// FuzzDecodeUnchecked: splitting what was not checked as JSON (as Decode
+// does for a large message while the check runs) never panics nor hangs,
+// and agrees with Decode on what is JSON.
+func FuzzDecodeUnchecked(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"a":[1,2,}`, `{"a":"\`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[[1],{"b":"]"}]}}`, `{,}`, `{"a"::1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, id, err := decode(data)
+		if !valid(bytes.TrimSpace(data)) {
+			return
+		}
+		wm, wid, werr := Decode(data)
+		if (err == nil) != (werr == nil) || string(id) != string(wid) || (err != nil && err.Code != werr.Code) ||
+			(m != nil) != (wm != nil) || (m != nil && (m.Method != wm.Method || string(m.ID) != string(wm.ID) || string(m.Params) != string(wm.Params))) {
+			t.Fatalf("%q: decode %v %s %v, Decode %v %s %v", data, m, id, err, wm, wid, werr)
 		}
 	})
 }

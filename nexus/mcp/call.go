@@ -57,24 +57,24 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 	defer func() {
 		// A bug in the server must not kill it: it ends this call only.
 		if p := recover(); p != nil {
-			out = jsonrpc.Fail(m.ID, internal("tools/call: %v", p))
+			out = failChecked(m, internal("tools/call: %v", p))
 		}
 	}()
 	if len(m.Params) == 0 {
-		return jsonrpc.Fail(m.ID, invalidParams("tools/call needs params with the tool's name"))
+		return failChecked(m, invalidParams("tools/call needs params with the tool's name"))
 	}
 	p, perr := readCallParams(m.Params)
 	if perr != nil {
-		return jsonrpc.Fail(m.ID, perr)
+		return failChecked(m, perr)
 	}
 	if p.Name == "" {
-		return jsonrpc.Fail(m.ID, invalidParams("tools/call params have no tool name"))
+		return failChecked(m, invalidParams("tools/call params have no tool name"))
 	}
-	res, err := s.Call(ctx, p.Name, p.Arguments)
+	res, err := s.callTool(ctx, p.Name, p.Arguments, m.Check)
 	var bad *jsonrpc.Error
 	switch {
 	case errors.As(err, &bad):
-		return jsonrpc.Fail(m.ID, bad)
+		return failChecked(m, bad)
 	case err != nil:
 		return jsonrpc.ResultJSON(m.ID, toolResult(err.Error(), nil, true))
 	}
@@ -105,11 +105,31 @@ type Result struct {
 // error whose message is fit to show the user; it wraps the cause (a
 // pool.FunctionError, a dispatch.ThrowError, a context error).
 func (s *Server) Call(ctx context.Context, name string, named map[string]json.RawMessage) (Result, error) {
+	return s.callTool(ctx, name, named, nil)
+}
+
+// failChecked answers m with err, or with the parse error when m turns
+// out not to be JSON (see jsonrpc.Message.Check).
+func failChecked(m *jsonrpc.Message, err *jsonrpc.Error) []byte {
+	if perr := m.Check(); perr != nil {
+		return jsonrpc.Fail(jsonrpc.Null, perr)
+	}
+	return jsonrpc.Fail(m.ID, err)
+}
+
+// callTool is Call, which calls check, when not nil, after binding the
+// arguments and before anything runs: a failed check fails the call.
+func (s *Server) callTool(ctx context.Context, name string, named map[string]json.RawMessage, check func() *jsonrpc.Error) (Result, error) {
 	t := s.byName[name]
 	if t == nil {
 		return Result{}, invalidParams("unknown tool '%s'", name)
 	}
 	args, action, bad := t.bind(named)
+	if check != nil {
+		if err := check(); err != nil {
+			return Result{}, err
+		}
+	}
 	if bad != nil {
 		return Result{}, bad
 	}

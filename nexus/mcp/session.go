@@ -70,6 +70,23 @@ func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) 
 		reply(jsonrpc.Fail(id, err))
 		return
 	}
+	ss.HandleMessage(ctx, m, reply)
+}
+
+// HandleMessage is Handle for a message already decoded, by a transport
+// that had to look at it first (Streamable HTTP routes on the method): a
+// large call's arguments are then read once, not twice.
+//
+// A tools/call runs as far as binding its arguments while Decode's check
+// of a large message is still running, and waits for it before it calls
+// anything; everything else waits for it first.
+func (ss *Session) HandleMessage(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+	if !isCall(m) {
+		if err := m.Check(); err != nil {
+			reply(jsonrpc.Fail(jsonrpc.Null, err))
+			return
+		}
+	}
 	switch {
 	case m.IsNotification():
 		ss.notify(m)
@@ -211,7 +228,7 @@ func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func
 	if ss.calls[key] != nil {
 		ss.mu.Unlock()
 		cancel()
-		reply(jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id %s is already in use by a call in flight", key)))
+		reply(failChecked(m, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id %s is already in use by a call in flight", key)))
 		return
 	}
 	ss.calls[key] = c

@@ -261,6 +261,47 @@ func TestCalls(t *testing.T) {
 	}
 }
 
+// TestLargeCalls: a large message is checked as JSON while its call binds
+// its arguments (jsonrpc.Decode); one that is not JSON gets the parse
+// error, and nothing runs for it.
+func TestLargeCalls(t *testing.T) {
+	srv, pools := callsServer(t, Options{})
+	key := strings.Repeat("k", 100_000)
+	// Calls of add, made large by what binding never reads: had they run,
+	// they would answer 3.
+	add := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"_1":1,"_2":2},"_meta":{"pad":"` + key + `"}}}`
+	parseError := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`
+	for _, tc := range []struct{ name, line string }{
+		{"trailing garbage", add + ` ]`},
+		{"control character", strings.Replace(add, `"kkk`, "\"\x01kk", 1)},
+		{"broken after the arguments", strings.Replace(add, `{"pad"`, `{,"pad"`, 1)},
+		{"unknown tool", strings.Replace(add, `"add"`, `"nope"`, 1) + `x`},
+		{"ping", `{"jsonrpc":"2.0","id":8,"method":"ping","params":{"_meta":{"k":"` + key + `"}}} x`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := exchange(srv, initLine, initializedLine, tc.line)
+			if len(got) != 2 || !strings.HasPrefix(got[1], parseError) {
+				t.Errorf("got %.200s, want the parse error", strings.Join(got, "\n"))
+			}
+		})
+	}
+
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{"key":"` + key + `"}}}`
+	ss := srv.NewSession()
+	replies := make(chan []byte, 3)
+	for _, l := range []string{initLine, initializedLine, call} {
+		ss.Handle(context.Background(), []byte(l), func(b []byte) { replies <- b })
+	}
+	<-replies // initialize
+	if k := <-pools.started; k != key {
+		t.Fatalf("the large call ran with a key of %d bytes", len(k))
+	}
+	pools.release(key)
+	if got, want := string(<-replies), `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"100000"}]}}`; got != want {
+		t.Errorf("got %.200s, want %s", got, want)
+	}
+}
+
 func TestListMatchesListResult(t *testing.T) {
 	srv, _ := callsServer(t, Options{})
 	got := exchange(srv, initLine, initializedLine, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)

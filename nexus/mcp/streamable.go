@@ -135,6 +135,11 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, id, rpcErr := jsonrpc.Decode(body)
+	if rpcErr == nil && !isCall(m) {
+		// Only a call goes on while a large message's check runs (see
+		// Session.HandleMessage); its refusals below wait for it.
+		id, rpcErr = jsonrpc.Null, m.Check()
+	}
 	if rpcErr != nil {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
 		return
@@ -160,31 +165,31 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
 		return
 	case sid == "":
-		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-			"missing %s header: send initialize first, then the session id it returns with every request", HeaderSessionID)))
+		refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"missing %s header: send initialize first, then the session id it returns with every request", HeaderSessionID))
 		return
 	default:
 		if s = h.lookup(sid, r); s == nil {
-			writeJSON(w, http.StatusNotFound, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-				"unknown or expired session: initialize a new one")))
+			refuse(w, m, http.StatusNotFound, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"unknown or expired session: initialize a new one"))
 			return
 		}
 		// After initialize, requests say which version they speak.
 		if v := r.Header.Get(HeaderProtocolVersion); v != "" && negotiate(v) != v {
-			writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(idOf(m), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-				"unsupported %s: %s (this server speaks %s)", HeaderProtocolVersion, v, strings.Join(supported, ", "))))
+			refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"unsupported %s: %s (this server speaks %s)", HeaderProtocolVersion, v, strings.Join(supported, ", ")))
 			return
 		}
 	}
 	defer h.touch(s)
 
 	if !m.IsRequest() {
-		s.Handle(r.Context(), body, func([]byte) {})
+		s.HandleMessage(r.Context(), m, func([]byte) {})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	replies := make(chan []byte, 1)
-	s.Handle(r.Context(), body, func(b []byte) { replies <- b })
+	s.HandleMessage(r.Context(), m, func(b []byte) { replies <- b })
 	var reply []byte
 	select {
 	case reply = <-replies:
@@ -201,6 +206,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
+	case reply != nil && m.Check() != nil:
+		// A large call that turned out not to be JSON: answered as a
+		// small one is, by Decode above.
+		writeJSON(w, http.StatusBadRequest, reply)
 	case reply == nil:
 		// The client cancelled the call: no reply, by the protocol.
 		w.WriteHeader(http.StatusAccepted)
@@ -361,6 +370,19 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// isCall reports whether m is a tools/call request.
+func isCall(m *jsonrpc.Message) bool { return m.IsRequest() && m.Method == methodToolsCall }
+
+// refuse answers m with status and err, or with 400 and the parse error
+// when m turns out not to be JSON.
+func refuse(w http.ResponseWriter, m *jsonrpc.Message, status int, err *jsonrpc.Error) {
+	if perr := m.Check(); perr != nil {
+		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(jsonrpc.Null, perr))
+		return
+	}
+	writeJSON(w, status, jsonrpc.Fail(idOf(m), err))
 }
 
 // readBody reads a request's body. A body of known length (as clients send

@@ -92,6 +92,9 @@ func (c *httpClient) do(method, sid string) int {
 	return resp.StatusCode
 }
 
+// largeAdd is addLine made large by what binding never reads.
+var largeAdd = strings.Replace(addLine, `"arguments"`, `"_meta":{"pad":"`+strings.Repeat("p", 100_000)+`"},"arguments"`, 1)
+
 const (
 	listLine = `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
 	addLine  = `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"add","arguments":{"_1":1,"_2":2}}}`
@@ -147,6 +150,13 @@ func TestHTTPErrors(t *testing.T) {
 		{"supported version header", sid, listLine, []string{HeaderProtocolVersion, "2025-06-18"}, 200, `{"jsonrpc":"2.0","id":5,"result":{"tools":[`},
 		{"initialize again", sid, initLine, nil, 200, `"message":"the session is already initialized"`},
 		{"notification", sid, `{"jsonrpc":"2.0","method":"notifications/whatever"}`, nil, 202, ``},
+		// A large message is checked as JSON while a call goes on; what is
+		// not JSON is refused as such, whatever else is wrong with it.
+		{"large call", sid, largeAdd, nil, 200, `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"3"}]}}`},
+		{"large call, not JSON", sid, largeAdd + `]`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
+		{"large call, not JSON, no session id", "", largeAdd + `]`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
+		{"large call, not JSON, unknown session", "00000000000000000000000000000000", largeAdd + `]`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
+		{"large ping, not JSON", sid, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("p", 100_000) + `"}}}}`, nil, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body, _ := c.post(context.Background(), tc.sid, tc.body, tc.headers...)
