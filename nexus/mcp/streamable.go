@@ -138,7 +138,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	if rpcErr == nil && !isCall(m) {
 		// Only a call goes on while a large message's check runs (see
 		// Session.HandleMessage); its refusals below wait for it.
-		id, rpcErr = jsonrpc.Null, m.Check()
+		if perr := m.Check(); perr != nil {
+			id, rpcErr = jsonrpc.Null, perr
+		}
 	}
 	if rpcErr != nil {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
