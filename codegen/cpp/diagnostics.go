@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/nexus-run/nexus/codegen/lazyre"
 )
 
 // maxRemainder bounds how much of the compiler's output follows the
@@ -15,15 +18,17 @@ import (
 const maxRemainder = 40
 
 // diagnosticLine is a g++ diagnostic: "file:line:col: severity: message".
-var diagnosticLine = regexp.MustCompile(`^(.+?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$`)
+var diagnosticLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$`)
+})
 
 // locationLine is any line that opens with a place: diagnostics, and the
 // "required from here" lines of template instantiation chains.
-var locationLine = regexp.MustCompile(`^(.+?):(\d+):(\d+):`)
+var locationLine = lazyre.New(`^(.+?):(\d+):(\d+):`)
 
 // excerptLine is a line of source code g++ quotes under a diagnostic
 // ("   12 |     foo();") or its caret line ("      |     ^~~").
-var excerptLine = regexp.MustCompile(`^\s*\d*\s+\|`)
+var excerptLine = lazyre.New(`^\s*\d*\s+\|`)
 
 // explainer turns a failed compile into the message the user reads: the
 // diagnostics in the user's own files first, then the rest of the
@@ -47,13 +52,13 @@ func (x *explainer) explain(err error) error {
 
 	// The user's own errors, each with its quoted source.
 	for i, line := range lines {
-		m := diagnosticLine.FindStringSubmatch(line)
+		m := diagnosticLine().FindStringSubmatch(line)
 		if m == nil || !strings.Contains(m[4], "error") || !x.isUsers(m[1]) {
 			continue
 		}
 		first = append(first, x.show(line))
 		shown[i] = true
-		for j := i + 1; j < len(lines) && excerptLine.MatchString(lines[j]); j++ {
+		for j := i + 1; j < len(lines) && excerptLine().MatchString(lines[j]); j++ {
 			first = append(first, lines[j])
 			shown[j] = true
 		}
@@ -63,7 +68,7 @@ func (x *explainer) explain(err error) error {
 	if len(first) == 0 {
 		seen := map[string]bool{}
 		for i, line := range lines {
-			m := diagnosticLine.FindStringSubmatch(line)
+			m := diagnosticLine().FindStringSubmatch(line)
 			if m == nil || !strings.Contains(m[4], "error") {
 				continue
 			}
@@ -122,7 +127,7 @@ func (x *explainer) partFor(lines []string, i int) *part {
 	}
 	mainPath := filepath.Join(x.poolDir, MainName)
 	for j := i; j >= 0; j-- {
-		m := locationLine.FindStringSubmatch(lines[j])
+		m := locationLine().FindStringSubmatch(lines[j])
 		if m == nil || filepath.Clean(m[1]) != mainPath {
 			continue
 		}
@@ -163,7 +168,7 @@ func (x *explainer) show(line string) string {
 
 // undefinedReference is the linker's complaint about a function declared
 // but defined nowhere.
-var undefinedReference = regexp.MustCompile("undefined reference to `[^']*'")
+var undefinedReference = lazyre.New("undefined reference to `[^']*'")
 
 // undefinedReferences returns the distinct undefined references in lines,
 // marking the lines shown.
@@ -171,7 +176,7 @@ func undefinedReferences(lines []string, shown []bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for i, line := range lines {
-		u := undefinedReference.FindString(line)
+		u := undefinedReference().FindString(line)
 		if u == "" {
 			continue
 		}

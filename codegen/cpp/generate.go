@@ -7,7 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/nexus-run/nexus/codegen/lazyre"
 	"github.com/nexus-run/nexus/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
@@ -44,10 +46,12 @@ func (s *source) partAt(line int) *part {
 
 // cppName is a C++ name, maybe qualified: what a sourced function or a
 // record's struct may be called.
-var cppName = regexp.MustCompile(`^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$`)
+var cppName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$`)
+})
 
 // cppIdentifier is what a record field must be called to be a member.
-var cppIdentifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var cppIdentifier = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Source returns the text of main.cpp for fns.
 func Source(fns []Function) ([]byte, error) {
@@ -131,7 +135,7 @@ func check(f Function) error {
 	if f.Spec.ID < 0 || f.Spec.ID > 1<<32-1 {
 		return fmt.Errorf("C++ function %s: id %d out of range", f.Spec.Name, f.Spec.ID)
 	}
-	if !cppName.MatchString(f.Spec.Source) {
+	if !cppName().MatchString(f.Spec.Source) {
 		return fmt.Errorf("C++ function %s: %q is not a C++ function name", f.Spec.Name, f.Spec.Source)
 	}
 	// An #include "..." cannot escape a quote or a line break.
@@ -253,7 +257,7 @@ func (g *generator) record(t *types.Type) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("record %s has no C++ type; map it to a struct with: record Cpp => %s = \"struct_name\"", t.Name, t.Name)
 	}
-	if !cppName.MatchString(name) {
+	if !cppName().MatchString(name) {
 		return "", fmt.Errorf("record %s: %q is not a C++ type name (a struct name, maybe with its namespace)", t.Name, name)
 	}
 	name = qualified(name)
@@ -266,7 +270,7 @@ func (g *generator) record(t *types.Type) (string, error) {
 	g.records[name] = t
 	g.owners[name] = g.file
 	for _, f := range t.Fields {
-		if !cppIdentifier.MatchString(f.Name) {
+		if !cppIdentifier().MatchString(f.Name) {
 			return "", fmt.Errorf("record %s: field %q cannot be a C++ member name", t.Name, f.Name)
 		}
 		if _, err := g.natural(f.Type); err != nil {

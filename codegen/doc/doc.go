@@ -7,11 +7,11 @@
 package doc
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/nexus-run/nexus/codegen/diag"
+	"github.com/nexus-run/nexus/codegen/lazyre"
 	"github.com/nexus-run/nexus/codegen/syntax"
 )
 
@@ -68,10 +68,10 @@ func (d *Doc) All(key string) []Directive {
 // colonForm is `key: value`. Only lowercase keys count, and the colon must
 // be followed by a space or the end, so that prose such as "Note: ..." or
 // a URL stays description.
-var colonForm = regexp.MustCompile(`^([a-z][a-z0-9_-]*):(\s+|$)`)
+var colonForm = lazyre.New(`^([a-z][a-z0-9_-]*):(\s+|$)`)
 
 // atForm is `@key value` or a bare `@key`.
-var atForm = regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_-]*)(\s+|$)`)
+var atForm = lazyre.New(`^@([A-Za-z_][A-Za-z0-9_-]*)(\s+|$)`)
 
 // Parse splits a docstring into description and directives.
 func Parse(lines syntax.Doc) Doc {
@@ -79,9 +79,9 @@ func Parse(lines syntax.Doc) Doc {
 	for _, line := range lines {
 		lead := len(line.Text) - len(strings.TrimLeft(line.Text, " \t"))
 		text := strings.TrimSpace(line.Text)
-		m := colonForm.FindStringSubmatch(text)
+		m := colonForm().FindStringSubmatch(text)
 		if m == nil {
-			m = atForm.FindStringSubmatch(text)
+			m = atForm().FindStringSubmatch(text)
 		}
 		if m == nil {
 			d.Lines = append(d.Lines, text)

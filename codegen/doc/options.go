@@ -2,8 +2,9 @@ package doc
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/nexus-run/nexus/codegen/lazyre"
 )
 
 // Names are the names of a command-line option or flag, without dashes.
@@ -25,7 +26,7 @@ type ValueError struct {
 func (e *ValueError) Error() string { return e.Msg }
 
 // longName is what may follow `--`.
-var longName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var longName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // ParseNames parses `-s/--long`, `--long`, `-s` or `--long/-s`. The names
 // may also be separated by a comma or spaces.
@@ -41,7 +42,7 @@ func ParseNames(value string) (Names, error) {
 		switch {
 		case strings.HasPrefix(part, "--"):
 			name := part[2:]
-			if !longName.MatchString(name) {
+			if !longName().MatchString(name) {
 				return n, &ValueError{Offset: start, Msg: fmt.Sprintf("long option '%s' must be letters, digits, '-' and '_' after '--'", part)}
 			}
 			if n.Long != "" {

@@ -7,9 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/nexus-run/nexus/codegen/lazyre"
 )
 
 // CompileError is Go code of the user's that does not compile (or parse):
@@ -119,7 +120,7 @@ func compilerOutput(out, dir string, copies map[string]string) string {
 			line += " (a Go pool builds with the standard library and the modules nexus itself uses; other modules cannot be imported)"
 		}
 		b := &block{}
-		if m := filePosition.FindStringSubmatchIndex(line); m != nil {
+		if m := filePosition().FindStringSubmatchIndex(line); m != nil {
 			path := line[m[2]:m[3]]
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(dir, path)
@@ -150,4 +151,4 @@ func compilerOutput(out, dir string, copies map[string]string) string {
 
 // filePosition matches the file of a message that opens with a position:
 // path/file.go:12:3: ...
-var filePosition = regexp.MustCompile(`^([^\s:][^:]*\.go):\d+`)
+var filePosition = lazyre.New(`^([^\s:][^:]*\.go):\d+`)

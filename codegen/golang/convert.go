@@ -3,10 +3,10 @@ package golang
 import (
 	"fmt"
 	"go/token"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/nexus-run/nexus/codegen/lazyre"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -139,14 +139,14 @@ func leaf(t *types.Type, gt *goType) (string, bool) {
 // (written nexus_name, so that it cannot hide a name of the user's
 // package), and {0}, {1}... are the arguments.
 func code(tmpl string, args ...any) string {
-	out := localVar.ReplaceAllString(tmpl, prefix+"$1")
+	out := localVar().ReplaceAllString(tmpl, prefix+"$1")
 	for i, a := range args {
 		out = strings.ReplaceAll(out, fmt.Sprintf("{%d}", i), fmt.Sprint(a))
 	}
 	return out
 }
 
-var localVar = regexp.MustCompile(`\$([a-z][a-zA-Z0-9]*)`)
+var localVar = lazyre.New(`\$([a-z][a-zA-Z0-9]*)`)
 
 func (c *converters) decFunc(gt *goType, body string) string {
 	name := c.newName("dec")

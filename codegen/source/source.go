@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nexus-run/nexus/codegen/lazyre"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -34,11 +35,11 @@ func Defines(lang, text, name string) bool {
 // definition after `except ImportError:` is common) but not the inside of a
 // class or a function.
 var (
-	pyDef    = regexp.MustCompile(`^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*[(\[]`)
-	pyClass  = regexp.MustCompile(`^class\s+([A-Za-z_]\w*)\s*[(:\[]`)
-	pyAssign = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
-	pyFrom   = regexp.MustCompile(`^from\s+\S+\s+import\s+(.*)$`)
-	pyImport = regexp.MustCompile(`^import\s+(.*)$`)
+	pyDef    = lazyre.New(`^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*[(\[]`)
+	pyClass  = lazyre.New(`^class\s+([A-Za-z_]\w*)\s*[(:\[]`)
+	pyAssign = lazyre.New(`^([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`)
+	pyFrom   = lazyre.New(`^from\s+\S+\s+import\s+(.*)$`)
+	pyImport = lazyre.New(`^import\s+(.*)$`)
 )
 
 // pyBlock is an enclosing block: its indentation and whether it is a
@@ -68,7 +69,7 @@ func pythonDefines(text, name string) bool {
 			inScope = inScope || b.scoped
 		}
 		if strings.HasSuffix(line, ":") {
-			scoped := pyDef.MatchString(line) || pyClass.MatchString(line)
+			scoped := pyDef().MatchString(line) || pyClass().MatchString(line)
 			blocks = append(blocks, pyBlock{indent: indent, scoped: scoped})
 		}
 		if inScope {
@@ -85,12 +86,12 @@ func pythonDefines(text, name string) bool {
 // parenthesised import list may continue on the following lines; *next
 // is moved past them.
 func pyLineDefines(line, name string, lines []string, next *int) bool {
-	for _, re := range []*regexp.Regexp{pyDef, pyClass, pyAssign} {
+	for _, re := range []*regexp.Regexp{pyDef(), pyClass(), pyAssign()} {
 		if m := re.FindStringSubmatch(line); m != nil && m[1] == name {
 			return true
 		}
 	}
-	if m := pyFrom.FindStringSubmatch(line); m != nil {
+	if m := pyFrom().FindStringSubmatch(line); m != nil {
 		list := m[1]
 		if strings.HasPrefix(list, "(") {
 			for !strings.Contains(list, ")") && *next+1 < len(lines) {
@@ -105,7 +106,7 @@ func pyLineDefines(line, name string, lines []string, next *int) bool {
 			}
 		}
 	}
-	if m := pyImport.FindStringSubmatch(line); m != nil {
+	if m := pyImport().FindStringSubmatch(line); m != nil {
 		for _, entry := range strings.Split(m[1], ",") {
 			if importedName(entry, true) == name {
 				return true
@@ -147,7 +148,7 @@ var cppNotType = map[string]bool{
 	"and": true, "or": true, "not": true,
 }
 
-var cppWordBefore = regexp.MustCompile(`([A-Za-z_]\w*)$`)
+var cppWordBefore = lazyre.New(`([A-Za-z_]\w*)$`)
 
 // cppDefines looks for name( preceded by what can end a return type: a
 // type name, a template's '>', a '*' or '&'. This finds plain, inline,
@@ -172,7 +173,7 @@ func cppDefines(text, name string) bool {
 		case c == '*' || c == '&':
 			return true
 		default:
-			if m := cppWordBefore.FindString(before); m != "" && !cppNotType[m] {
+			if m := cppWordBefore().FindString(before); m != "" && !cppNotType[m] {
 				// A word right before: a return type or a specifier,
 				// unless it is a member access (a.name() is not a word).
 				return true
