@@ -1,12 +1,10 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -216,75 +212,12 @@ def slow_text():
 // and fails the test if it crashed, did not stop, or left a pool behind.
 func startConformanceServer(t *testing.T, p *program) string {
 	t.Helper()
-	cmd := exec.Command(nexusBin, "mcp", p.launcher, "--http-port", "0")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu   sync.Mutex
-		text strings.Builder
-	)
-	serverStderr := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return text.String()
-	}
-	urls := make(chan string, 1)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		serving := regexp.MustCompile(`nexus: serving MCP at /mcp on (http://\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			mu.Lock()
-			text.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-			if m := serving.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case urls <- m[1]:
-				default:
-				}
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	exited := make(chan error, 1)
-	go func() {
-		<-drained // Wait closes the pipe: read it all first
-		exited <- cmd.Wait()
-	}()
+	s := startHTTP(t, p.tmp, nil, "mcp", p.launcher)
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("nexus mcp --http-port ended with %v on SIGTERM\n%s", err, serverStderr())
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Errorf("nexus mcp --http-port did not stop within 30 s of SIGTERM\n%s", serverStderr())
-		}
-		if s := serverStderr(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-			t.Errorf("nexus mcp --http-port crashed:\n%s", s)
-		}
+		s.stop()
 		p.checkClean()
 	})
-	select {
-	case url := <-urls:
-		return url
-	case err := <-exited:
-		t.Fatalf("nexus mcp --http-port exited before serving: %v\n%s", err, serverStderr())
-	case <-time.After(time.Minute):
-		t.Fatalf("nexus mcp --http-port printed no address within a minute\n%s", serverStderr())
-	}
-	return ""
+	return s.base
 }
 
 // readConformanceBaseline reads the scenario names under `server:` in the

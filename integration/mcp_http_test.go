@@ -241,27 +241,10 @@ func (s *httpServer) do(method, path, body string, header ...string) httpReply {
 	return r
 }
 
-// rpcBody is a JSON-RPC message; a nil id makes it a notification.
-func rpcBody(t *testing.T, id any, method string, params any) string {
-	t.Helper()
-	m := map[string]any{"jsonrpc": "2.0", "method": method}
-	if id != nil {
-		m["id"] = id
-	}
-	if params != nil {
-		m["params"] = params
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // rpc posts a JSON-RPC message to /mcp in session sid ("" for none).
 func (s *httpServer) rpc(sid string, id any, method string, params any, header ...string) httpReply {
 	s.t.Helper()
-	return s.do(http.MethodPost, "/mcp", rpcBody(s.t, id, method, params), append([]string{"Mcp-Session-Id", sid}, header...)...)
+	return s.do(http.MethodPost, "/mcp", rpcLine(id, method, params), append([]string{"Mcp-Session-Id", sid}, header...)...)
 }
 
 // initialize runs the handshake, with header on every request, and
@@ -709,7 +692,7 @@ func TestHTTPGuard(t *testing.T) {
 	p := build(t, httpProgram)
 	s := startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--max-body", "1000")
 	sid := s.initialize()
-	ping := rpcBody(t, 1, "ping", nil)
+	ping := rpcLine(1, "ping", nil)
 	for _, c := range []struct {
 		name   string
 		method string
@@ -786,7 +769,7 @@ func TestHTTPToken(t *testing.T) {
 			p := p.in(t)
 			tools := toolsJSON(t, p, "") // before the server starts its pool
 			s := startHTTP(t, p.tmp, how.env, append([]string{"mcp", p.launcher}, how.args...)...)
-			init := rpcBody(t, 1, "initialize", map[string]any{"protocolVersion": "2025-06-18"})
+			init := rpcLine(1, "initialize", map[string]any{"protocolVersion": "2025-06-18"})
 			for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token} {
 				r := s.do(http.MethodPost, "/mcp", init, "Authorization", auth)
 				if r.status != http.StatusUnauthorized || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
@@ -950,7 +933,7 @@ func holdCall(t *testing.T, tool string, id any, fifo string) string {
 	if tool == "" {
 		return string(marshalJSON(t, args))
 	}
-	return rpcBody(t, id, "tools/call", map[string]any{"name": tool, "arguments": args})
+	return rpcLine(id, "tools/call", map[string]any{"name": tool, "arguments": args})
 }
 
 // TestHTTPDisconnectCancelsCall: a client that goes away in the middle of

@@ -32,11 +32,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/modversion"
 )
 
 type config struct {
@@ -120,7 +121,7 @@ func run(ctx context.Context, c config) ([]string, error) {
 		return nil, fmt.Errorf("%w (build it with `make build`)", err)
 	}
 	fmt.Printf("MCP load over Streamable HTTP on loopback: %d rounds of %d sessions at once making %d tools/call each, per server and function; Go SDK %s client, protocol %s\n",
-		c.rounds, c.sessions, c.calls, moduleVersion("github.com/modelcontextprotocol/go-sdk"), protocol)
+		c.rounds, c.sessions, c.calls, modversion.Of("github.com/modelcontextprotocol/go-sdk"), protocol)
 
 	dir, err := os.MkdirTemp("", "nexus-load-")
 	if err != nil {
@@ -302,17 +303,6 @@ cpp x = identCpp x
 		return "", fmt.Errorf("nexus make: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "load"), nil
-}
-
-func moduleVersion(path string) string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range info.Deps {
-			if m.Path == path {
-				return m.Version
-			}
-		}
-	}
-	return "(version unknown)"
 }
 
 func printTargets(c config, targets []*target) {

@@ -8,10 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/modversion"
 )
 
 // env is what the report says about the machine and the software.
@@ -70,7 +71,7 @@ func describeEnv(ctx context.Context, c config, root string, servers []*server) 
 		}
 	}
 	if has["gosdk"] != nil {
-		add("Go SDK", "github.com/modelcontextprotocol/go-sdk "+moduleVersion("github.com/modelcontextprotocol/go-sdk"))
+		add("Go SDK", "github.com/modelcontextprotocol/go-sdk "+modversion.Of("github.com/modelcontextprotocol/go-sdk"))
 	}
 	if has["nexus-cpp"] != nil {
 		add("C++ pool", firstLine(ctx, "g++", "--version"))
@@ -142,15 +143,4 @@ func isScript(path string) bool {
 	head := make([]byte, 2)
 	n, _ := f.Read(head)
 	return n == 2 && string(head) == "#!"
-}
-
-func moduleVersion(path string) string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range info.Deps {
-			if m.Path == path {
-				return m.Version
-			}
-		}
-	}
-	return "(version unknown)"
 }
