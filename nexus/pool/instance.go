@@ -50,10 +50,6 @@ const (
 	// read to its end, for output of processes that escaped the pool's
 	// process group and keep its pipes open.
 	drainWait = 250 * time.Millisecond
-	// receiveWindow is how much a pool may send before the nexus acknowledges
-	// it: the most gRPC's bandwidth-delay estimation would grow the window
-	// to, so large values flow as fast as with it.
-	receiveWindow = 16 << 20
 )
 
 // instance is one run of a pool: its process, go-plugin client and gRPC
@@ -105,11 +101,9 @@ func newInstance(sp *supervised) *instance {
 				grpc.MaxCallRecvMsgSize(math.MaxInt32),
 				grpc.MaxCallSendMsgSize(math.MaxInt32),
 			),
-			// Fixed flow control windows turn off gRPC's bandwidth-delay
-			// estimation, which pings the pool on most replies and so
-			// costs each call an extra write and wake-up at both ends.
-			grpc.WithInitialWindowSize(receiveWindow),
-			grpc.WithInitialConnWindowSize(receiveWindow),
+			// Fixed flow control windows (see proto.WindowSize).
+			grpc.WithInitialWindowSize(proto.WindowSize),
+			grpc.WithInitialConnWindowSize(proto.WindowSize),
 		},
 	})
 	return inst

@@ -60,11 +60,6 @@ const (
 	envSocketDir        = "PLUGIN_UNIX_SOCKET_DIR"
 )
 
-// receiveWindow is how much the nexus may send before the pool
-// acknowledges it: the most gRPC's bandwidth-delay estimation would grow
-// the window to.
-const receiveWindow = 16 << 20
-
 // exitDelay is how long the pool lives after answering Shutdown: long
 // enough for the reply to leave the socket, short enough that the nexus
 // need not wait.
@@ -109,11 +104,10 @@ func serve() error {
 		// already 9 MB, past gRPC's default limit of 4 MB.
 		grpc.MaxRecvMsgSize(math.MaxInt32),
 		grpc.MaxSendMsgSize(math.MaxInt32),
-		// Fixed flow control windows, as the nexus's side has, turn off
-		// gRPC's bandwidth-delay estimation, which would ping the nexus
-		// on most requests: an extra write and wake-up at both ends.
-		grpc.InitialWindowSize(receiveWindow),
-		grpc.InitialConnWindowSize(receiveWindow),
+		// Fixed flow control windows, as the nexus's side has (see
+		// proto.WindowSize).
+		grpc.InitialWindowSize(proto.WindowSize),
+		grpc.InitialConnWindowSize(proto.WindowSize),
 	)
 	proto.RegisterPoolServer(s, &server{fns: registry})
 	healthy := health.NewServer()
