@@ -97,6 +97,10 @@ func (ss *Session) HandleMessage(ctx context.Context, m *jsonrpc.Message, reply 
 	// is nothing to match it with.
 }
 
+// isCall reports whether m is a tools/call request: the one message that
+// goes on while Decode's check of a large message runs.
+func isCall(m *jsonrpc.Message) bool { return m.IsRequest() && m.Method == methodToolsCall }
+
 // Wait blocks until every tools/call in flight has ended and its reply
 // has been handed to reply.
 func (ss *Session) Wait() { ss.wg.Wait() }

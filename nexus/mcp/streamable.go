@@ -374,9 +374,6 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// isCall reports whether m is a tools/call request.
-func isCall(m *jsonrpc.Message) bool { return m.IsRequest() && m.Method == methodToolsCall }
-
 // refuse answers m with status and err, or with 400 and the parse error
 // when m turns out not to be JSON.
 func refuse(w http.ResponseWriter, m *jsonrpc.Message, status int, err *jsonrpc.Error) {

@@ -1,6 +1,7 @@
 // Package jsonlex is JSON's lexical grammar for the hand-written readers
 // that pass over large messages faster than encoding/json: where the white
-// space between tokens ends, and where a number ends. The typed reader of
+// space between tokens ends, where a number ends (and, with Float, its
+// value), and the comma or bracket after an item. The typed reader of
 // manifest/types and the message validator of nexus/jsonrpc both use it,
 // so the two agree on what a number is.
 package jsonlex
