@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nexus-run/nexus/nexus/pool/pooltest"
+	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // The examples as the official Go SDK client sees them over stdio, in each

@@ -7,7 +7,7 @@ import (
 	"net/http/pprof"
 	"os"
 
-	"github.com/nexus-run/nexus/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/guard"
 )
 
 // DebugAddrVar names the environment variable that, set to a loopback

@@ -15,10 +15,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/nexus/guard"
-	"github.com/nexus-run/nexus/nexus/mcp"
-	"github.com/nexus-run/nexus/nexus/pool"
 )
 
 // httpOnlyFlags make sense only when serving over HTTP. (--auth-token is

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/nexus-run/nexus/codegen"
-	"github.com/nexus-run/nexus/codegen/build"
+	"github.com/nexus-run/nexus/internal/codegen"
+	"github.com/nexus-run/nexus/internal/codegen/build"
 )
 
 func makeCommand() *cli.Command {

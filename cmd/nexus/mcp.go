@@ -14,10 +14,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/nexus/dispatch"
-	"github.com/nexus-run/nexus/nexus/mcp"
-	"github.com/nexus-run/nexus/nexus/pool"
 )
 
 func mcpCommand() *cli.Command {

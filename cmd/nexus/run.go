@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	nexuscli "github.com/nexus-run/nexus/internal/nexus/cli"
+	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/manifest"
-	nexuscli "github.com/nexus-run/nexus/nexus/cli"
-	"github.com/nexus-run/nexus/nexus/dispatch"
-	"github.com/nexus-run/nexus/nexus/pool"
 )
 
 func runCommand() *cli.Command {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/router"
 	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/nexus/router"
 )
 
 func serveCommand() *cli.Command {

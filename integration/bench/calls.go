@@ -11,9 +11,9 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/nexus/dispatch"
-	"github.com/nexus-run/nexus/nexus/pool"
 )
 
 // bigN is the length of the [Real] payload: about 9 MB of msgpack.

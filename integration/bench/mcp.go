@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nexus-run/nexus/nexus/pool/pooltest"
+	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // The MCP benchmark: sequential tools/call throughput over stdio, for the

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nexus-run/nexus/nexus/pool/pooltest"
+	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // nexusServer is the running nexus server.

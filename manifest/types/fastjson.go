@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/nexus-run/nexus/manifest/types/jsonlex"
+	"github.com/nexus-run/nexus/internal/jsonlex"
 )
 
 // parseFast reads data as a value of type t in one pass over the bytes,

@@ -1,0 +1,204 @@
+// Package check is the semantic half of the `.loc` front end: it takes a
+// parsed file and produces the manifest of the program, or reports why it
+// cannot.
+//
+// It resolves types and records, finds every sourced function in its
+// source file, type-checks definitions against their signatures, inlines
+// definitions into the commands that use them (the manifest has calls of
+// sourced functions only), and turns signatures and their docstring
+// directives into the command-line and MCP surface of each command.
+// Errors and warnings go to a diag.Sink; checking goes on after an error
+// so that one build reports as many problems as it can.
+package check
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/codegen/diag"
+	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// Result is a checked program.
+type Result struct {
+	// Manifest lists the pools by language only; pool generators fill in
+	// their launch commands.
+	Manifest *manifest.Manifest
+	// Sources maps a function id to the absolute path of its source file.
+	Sources map[int]string
+}
+
+// Check checks f, parsed from a file in folder dir (source paths are
+// relative to it). It returns nil when it reported an error to sink.
+func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
+	c := &checker{
+		file:    f,
+		dir:     dir,
+		sink:    sink,
+		records: map[string]*record{},
+		funcs:   map[string]*function{},
+		sigs:    map[string]*signature{},
+		defs:    map[string]*definition{},
+		texts:   map[string]string{},
+	}
+	if f.Module == nil {
+		sink.Errorf(diag.Pos{Line: 1, Col: 1}, "missing module header: expected `module NAME (exported names)` or `module NAME (*)`")
+		return nil
+	}
+	c.imports()
+	c.collectRecords()
+	c.sources()
+	c.signatures()
+	c.definitions()
+	c.checkDefinitions()
+	m := &manifest.Manifest{
+		Nexus:     manifest.NexusVersion,
+		Name:      f.Module.Name.Name,
+		Doc:       moduleDoc(f.Module.Doc),
+		Pools:     []manifest.Pool{},
+		Functions: []manifest.Function{},
+		Commands:  c.commands(),
+	}
+	if sink.HasErrors() {
+		return nil
+	}
+	sources := c.linkFunctions(m)
+	return &Result{Manifest: m, Sources: sources}
+}
+
+// checker holds what is known about the program while it is checked.
+type checker struct {
+	file *syntax.File
+	dir  string
+	sink *diag.Sink
+
+	records  map[string]*record
+	funcs    map[string]*function // sourced functions by program name
+	funcList []*function          // in source order
+	sigs     map[string]*signature
+	defs     map[string]*definition
+	texts    map[string]string // source file contents by absolute path
+
+	steps     int  // elaboration steps taken, see maxSteps
+	nesting   int  // elaborations in progress, see maxNesting
+	exhausted bool // the step budget ran out and was reported
+}
+
+// function is a sourced function.
+type function struct {
+	name   string // in the program
+	source string // in its language
+	lang   string
+	path   string // absolute
+	pos    diag.Pos
+	index  int // in funcList
+	sig    *signature
+}
+
+// signature is a resolved type signature.
+type signature struct {
+	decl   *syntax.Signature
+	params []*types.Type
+	result *types.Type
+	ok     bool // every type resolved
+}
+
+// definition is a `name args = body` with its signature, if any.
+type definition struct {
+	decl *syntax.Def
+	sig  *signature
+	// broken is set for definitions in a cycle; uses of them are not
+	// checked further, the cycle having been reported.
+	broken bool
+}
+
+func moduleDoc(d syntax.Doc) []string {
+	var lines []string
+	for _, l := range d {
+		lines = append(lines, strings.TrimSpace(l.Text))
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	return lines
+}
+
+// linkFunctions puts in m the sourced functions the commands call, in
+// source order, numbers them, renumbers the calls, and lists the pools
+// they need.
+func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
+	used := map[int]bool{}
+	var exprs []*manifest.Expr
+	seen := map[*manifest.Expr]bool{}
+	var walk func(e *manifest.Expr)
+	walk = func(e *manifest.Expr) {
+		if e == nil || seen[e] {
+			return
+		}
+		seen[e] = true
+		exprs = append(exprs, e)
+		if e.Kind == manifest.Call {
+			used[e.Ref] = true
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	for i := range m.Commands {
+		walk(m.Commands[i].Body)
+		for _, a := range m.Commands[i].Actions {
+			walk(a.Body)
+		}
+	}
+	ids := map[int]int{}
+	sources := map[int]string{}
+	langs := map[string]bool{}
+	for _, f := range c.funcList {
+		if !used[f.index] {
+			continue
+		}
+		id := len(m.Functions)
+		ids[f.index] = id
+		sources[id] = f.path
+		langs[f.lang] = true
+		m.Functions = append(m.Functions, manifest.Function{
+			ID: id, Name: f.name, Source: f.source, Pool: f.lang,
+			Args: append([]*types.Type{}, f.sig.params...), Return: f.sig.result,
+		})
+	}
+	for _, e := range exprs {
+		if e.Kind == manifest.Call {
+			e.Ref = ids[e.Ref]
+		}
+	}
+	for _, lang := range []string{manifest.Python, manifest.Cpp, manifest.Go} {
+		if langs[lang] {
+			m.Pools = append(m.Pools, manifest.Pool{Lang: lang})
+		}
+	}
+	return sources
+}
+
+// sourceOrder sorts names by the position they were declared at.
+func sourceOrder(names []string, pos func(string) diag.Pos) {
+	sort.SliceStable(names, func(i, j int) bool {
+		a, b := pos(names[i]), pos(names[j])
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+func (c *checker) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(c.dir, path)
+}

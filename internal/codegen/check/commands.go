@@ -1,0 +1,185 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/codegen/diag"
+	"github.com/nexus-run/nexus/internal/codegen/doc"
+	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// commands builds a command for every exported name, in export order
+// (source order for `(*)`).
+func (c *checker) commands() []manifest.Command {
+	cmds := []manifest.Command{}
+	named := map[string]diag.Pos{}
+	for _, ex := range c.exports() {
+		cmd, pos := c.command(ex)
+		if cmd == nil {
+			continue
+		}
+		if prev, dup := named[cmd.Name]; dup {
+			c.sink.Errorf(pos, "two commands are named %s (the first at %s)", cmd.Name, prev)
+			continue
+		}
+		named[cmd.Name] = pos
+		cmds = append(cmds, *cmd)
+	}
+	return cmds
+}
+
+// exports lists the exported names. `(*)` exports every definition and
+// sourced function that has a signature.
+func (c *checker) exports() []syntax.Name {
+	mod := c.file.Module
+	if !mod.All {
+		seen := map[string]bool{}
+		var out []syntax.Name
+		for _, ex := range mod.Exports {
+			if seen[ex.Name] {
+				c.sink.Warnf(ex.Pos, "'%s' is exported twice", ex.Name)
+				continue
+			}
+			seen[ex.Name] = true
+			out = append(out, ex)
+		}
+		return out
+	}
+	pos := map[string]diag.Pos{}
+	var names []string
+	for _, d := range c.file.Defs {
+		if def := c.defs[d.Name.Name]; def != nil && def.decl == d && def.sig != nil {
+			names = append(names, d.Name.Name)
+			pos[d.Name.Name] = d.Name.Pos
+		}
+	}
+	for _, f := range c.funcList {
+		if f.sig != nil && c.funcs[f.name] == f {
+			names = append(names, f.name)
+			pos[f.name] = f.pos
+		}
+	}
+	sourceOrder(names, func(n string) diag.Pos { return pos[n] })
+	out := make([]syntax.Name, len(names))
+	for i, n := range names {
+		out[i] = syntax.Name{Pos: pos[n], Name: n}
+	}
+	return out
+}
+
+// command builds the command of one exported name. It returns nil for a
+// record (a type export) and after an error; pos is where the command's
+// name comes from.
+func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
+	def, f, sig := c.exported(ex)
+	if sig == nil {
+		return nil, ex.Pos
+	}
+	d := doc.Parse(sig.decl.Doc)
+	if len(d.Lines) == 0 && len(d.Directives) == 0 && def != nil {
+		d = doc.Parse(def.decl.Doc)
+	}
+	c.warnUnknown(d)
+	for _, dir := range d.Directives {
+		switch dir.Key {
+		case "name", "return", "with", "render":
+		default:
+			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a command; put it above the argument's type in a multi-line signature", dir.Key)
+		}
+	}
+	cmd := &manifest.Command{Name: ex.Name, Doc: d.Lines, Return: sig.result}
+	pos := ex.Pos
+	if dir := d.Get("name"); dir != nil {
+		cmd.Name, pos = dir.Value, dir.ValuePos
+	}
+	if !manifest.IsToolName(cmd.Name) {
+		c.sink.Errorf(pos, "command name '%s' must match %s, which is what MCP clients accept as a tool name", cmd.Name, manifest.ToolNamePattern)
+	}
+	cmd.ReturnDoc = c.returnDoc(d, sig)
+	reg := &optionNames{c: c, cmd: cmd.Name, used: map[string]diag.Pos{}}
+	cmd.Args = c.commandArgs(sig, reg)
+	cmd.Body = c.commandBody(def, f, sig, ex.Pos)
+	for _, dir := range d.Directives {
+		if dir.Key == "with" || dir.Key == "render" {
+			if a := c.action(dir, sig.result, reg); a != nil {
+				cmd.Actions = append(cmd.Actions, *a)
+			}
+		}
+	}
+	if cmd.Body == nil {
+		return nil, pos
+	}
+	return cmd, pos
+}
+
+// exported finds what an exported name stands for: a definition or a
+// sourced function, with its signature. sig is nil when the name is not a
+// command (a record) or after an error.
+func (c *checker) exported(ex syntax.Name) (*definition, *function, *signature) {
+	def, f := c.defs[ex.Name], c.funcs[ex.Name]
+	switch {
+	case def == nil && f == nil:
+		if c.records[ex.Name] == nil {
+			c.sink.Errorf(ex.Pos, "exported '%s' is not defined%s", ex.Name, didYouMean(ex.Name, c.namesInScope(nil)))
+		}
+		return nil, nil, nil
+	case def != nil && def.sig == nil:
+		c.sink.Errorf(ex.Pos, "exported definition '%s' has no type signature; add one such as `%s :: Str -> Str` above it", ex.Name, ex.Name)
+		return nil, nil, nil
+	case def != nil && def.broken:
+		return nil, nil, nil
+	}
+	var sig *signature
+	if def != nil {
+		sig = def.sig
+	} else {
+		sig = f.sig
+	}
+	if sig == nil || !sig.ok {
+		// The missing signature or the bad type is reported already.
+		return nil, nil, nil
+	}
+	return def, f, sig
+}
+
+// returnDoc is the `return:` directive of the command, else the one above
+// the return type, else the description written above the return type.
+func (c *checker) returnDoc(d doc.Doc, sig *signature) string {
+	rd := doc.Parse(sig.decl.Result.Doc)
+	c.warnUnknown(rd)
+	text := ""
+	if dir := d.Get("return"); dir != nil {
+		text = dir.Value
+	}
+	for _, dir := range rd.Directives {
+		if dir.Key == "return" && text == "" {
+			text = dir.Value
+		} else {
+			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a return type; ignored", dir.Key)
+		}
+	}
+	if text == "" {
+		text = strings.Join(rd.Lines, " ")
+	}
+	return text
+}
+
+// commandBody is the body of a command: the definition inlined, or the
+// call of the exported sourced function, on the command's arguments.
+func (c *checker) commandBody(def *definition, f *function, sig *signature, pos diag.Pos) *manifest.Expr {
+	vars := make([]arg, len(sig.params))
+	for i, t := range sig.params {
+		vars[i] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: t, Ref: i}, pos: pos}
+	}
+	c.startBudget()
+	var body value
+	if def != nil {
+		body = (&defFn{d: def}).expand(c, vars, pos, sig.result)
+		body = c.conform(body, sig.result, def.decl.Body.ExprPos())
+	} else {
+		body = (&sourcedFn{f: f}).call(c, vars)
+	}
+	e, _ := body.(*manifest.Expr)
+	return e
+}

@@ -1,0 +1,188 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// signatures resolves every signature and attaches it to its function.
+func (c *checker) signatures() {
+	for _, s := range c.file.Signatures {
+		name := s.Name.Name
+		if prev := c.sigs[name]; prev != nil {
+			c.sink.Errorf(s.Name.Pos, "'%s' has two type signatures (first at %s)", name, prev.decl.Name.Pos)
+			continue
+		}
+		sig := &signature{decl: s, ok: true}
+		for _, p := range s.Params {
+			t := c.resolveType(p.Type, nil)
+			sig.ok = sig.ok && t != nil
+			sig.params = append(sig.params, t)
+		}
+		sig.result = c.resolveType(s.Result.Type, nil)
+		sig.ok = sig.ok && sig.result != nil
+		c.sigs[name] = sig
+	}
+	for _, f := range c.funcList {
+		sig := c.sigs[f.name]
+		if sig == nil {
+			c.sink.Errorf(f.pos, "sourced function '%s' has no type signature; add one such as `%s :: Str -> Int`", f.name, f.name)
+			continue
+		}
+		f.sig = sig
+	}
+}
+
+// definitions declares every definition and matches it with its
+// signature.
+func (c *checker) definitions() {
+	for _, d := range c.file.Defs {
+		name := d.Name.Name
+		if prev := c.defs[name]; prev != nil {
+			c.sink.Errorf(d.Name.Pos, "'%s' is defined twice (first at %s)", name, prev.decl.Name.Pos)
+			continue
+		}
+		if f := c.funcs[name]; f != nil {
+			c.sink.Errorf(d.Name.Pos, "'%s' is both sourced (at %s) and defined here", name, f.pos)
+			continue
+		}
+		def := &definition{decl: d, sig: c.sigs[name]}
+		c.defs[name] = def
+		seen := map[string]bool{}
+		for _, p := range d.Params {
+			if p.Name != "_" && seen[p.Name] {
+				c.sink.Errorf(p.Pos, "parameter '%s' appears twice in the definition of %s", p.Name, name)
+			}
+			seen[p.Name] = true
+		}
+		if def.sig != nil && len(d.Params) > len(def.sig.params) {
+			c.sink.Errorf(d.Params[len(def.sig.params)].Pos, "%s has %d parameter%s, but its signature gives %d argument%s",
+				name, len(d.Params), plural(len(d.Params)), len(def.sig.params), plural(len(def.sig.params)))
+			def.broken = true
+		}
+	}
+	for _, s := range c.file.Signatures {
+		name := s.Name.Name
+		if c.funcs[name] == nil && c.defs[name] == nil {
+			c.sink.Errorf(s.Name.Pos, "'%s' has a signature but is neither sourced nor defined", name)
+		}
+	}
+}
+
+// checkDefinitions resolves the names in every definition, rejects
+// cycles, and checks each definition that has a signature on its own, so
+// that errors in a definition no command uses are found too.
+func (c *checker) checkDefinitions() {
+	edges := map[string][]syntax.Name{}
+	for _, d := range c.file.Defs {
+		def := c.defs[d.Name.Name]
+		if def == nil || def.decl != d {
+			continue
+		}
+		params := map[string]bool{}
+		for _, p := range d.Params {
+			params[p.Name] = true
+		}
+		walkVars(d.Body, func(v *syntax.Var) {
+			switch {
+			case params[v.Name]:
+			case c.defs[v.Name] != nil:
+				edges[d.Name.Name] = append(edges[d.Name.Name], syntax.Name{Pos: v.Pos, Name: v.Name})
+			case c.funcs[v.Name] != nil:
+			default:
+				names := c.namesInScope(nil)
+				for p := range params {
+					names = append(names, p)
+				}
+				c.sink.Errorf(v.Pos, "unknown name '%s'%s", v.Name, didYouMean(v.Name, names))
+			}
+		})
+	}
+	c.findCycles(edges)
+	for _, d := range c.file.Defs {
+		def := c.defs[d.Name.Name]
+		if def == nil || def.decl != d || def.broken || def.sig == nil || !def.sig.ok {
+			continue
+		}
+		args := make([]arg, len(def.sig.params))
+		for i, t := range def.sig.params {
+			args[i] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: t, Ref: i}, pos: d.Name.Pos}
+		}
+		c.startBudget()
+		v := (&defFn{d: def}).expand(c, args, d.Name.Pos, def.sig.result)
+		c.conform(v, def.sig.result, d.Body.ExprPos())
+	}
+}
+
+// findCycles reports each cycle of definitions once and marks its members
+// broken: definitions are inlined, so none may refer to itself.
+func (c *checker) findCycles(edges map[string][]syntax.Name) {
+	const (
+		unvisited = iota
+		onStack
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(name string)
+	visit = func(name string) {
+		state[name] = onStack
+		stack = append(stack, name)
+		for _, ref := range edges[name] {
+			switch state[ref.Name] {
+			case unvisited:
+				visit(ref.Name)
+			case onStack:
+				start := len(stack) - 1
+				for stack[start] != ref.Name {
+					start--
+				}
+				cycle := append(append([]string(nil), stack[start:]...), ref.Name)
+				for _, n := range stack[start:] {
+					c.defs[n].broken = true
+				}
+				c.sink.Errorf(ref.Pos, "definition cycle %s: definitions are inlined, so they cannot be recursive", strings.Join(cycle, " -> "))
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[name] = done
+	}
+	for _, d := range c.file.Defs {
+		if state[d.Name.Name] == unvisited && c.defs[d.Name.Name] != nil {
+			visit(d.Name.Name)
+		}
+	}
+}
+
+// walkVars calls fn on every variable in e.
+func walkVars(e syntax.Expr, fn func(*syntax.Var)) {
+	switch e := e.(type) {
+	case *syntax.Var:
+		fn(e)
+	case *syntax.App:
+		walkVars(e.Fun, fn)
+		for _, a := range e.Args {
+			walkVars(a, fn)
+		}
+	case *syntax.ListLit:
+		for _, x := range e.Elems {
+			walkVars(x, fn)
+		}
+	case *syntax.TupleLit:
+		for _, x := range e.Items {
+			walkVars(x, fn)
+		}
+	case *syntax.RecordLit:
+		for _, f := range e.Fields {
+			walkVars(f.Value, fn)
+		}
+	case *syntax.Compose:
+		for _, x := range e.Funcs {
+			walkVars(x, fn)
+		}
+	case *syntax.Throw:
+		walkVars(e.Message, fn)
+	}
+}

@@ -1,0 +1,49 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/nexus-run/nexus/internal/codegen/doc"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// warnUnknown warns about directives this nexus does not know; they stay
+// in the description.
+func (c *checker) warnUnknown(d doc.Doc) {
+	for _, dir := range d.Unknown {
+		c.sink.Warnf(dir.Pos, "unknown directive '%s'; kept as description text", dir.Key)
+	}
+}
+
+// valueError reports a malformed directive value, pointing at the part of
+// the value that is wrong.
+func (c *checker) valueError(dir doc.Directive, err error) {
+	pos := dir.ValuePos
+	if ve, ok := err.(*doc.ValueError); ok {
+		pos.Col += len([]rune(dir.Value[:min(ve.Offset, len(dir.Value))]))
+	}
+	c.sink.Errorf(pos, "%s: %v", dir.Key, err)
+}
+
+// parseDefault checks a `default:` value against t and returns it as
+// canonical JSON.
+func (c *checker) parseDefault(dir *doc.Directive, t *types.Type) ([]byte, bool) {
+	v, err := types.FromJSON(t, []byte(dir.Value))
+	if err != nil {
+		c.sink.Errorf(dir.ValuePos, "default: %s is not a valid %s: %v", quoteValue(dir.Value), t, err)
+		return nil, false
+	}
+	out, err := types.ToJSON(t, v)
+	if err != nil {
+		c.sink.Errorf(dir.ValuePos, "default: %v", err)
+		return nil, false
+	}
+	return out, true
+}
+
+func quoteValue(v string) string {
+	if v == "" {
+		return "(empty)"
+	}
+	return fmt.Sprintf("'%s'", v)
+}

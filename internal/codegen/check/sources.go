@@ -1,0 +1,106 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/codegen/source"
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// standardModules are the modules `import` accepts. Their type mappings
+// are built into the nexus, so importing them only has to be allowed.
+var standardModules = func() map[string]bool {
+	m := map[string]bool{}
+	for _, base := range []string{"root", "base", "map", "list", "math", "str", "string", "json", "types", "conventions", "prelude"} {
+		m[base] = true
+		for _, suffix := range []string{"-py", "-cpp", "-go"} {
+			m[base+suffix] = true
+		}
+	}
+	return m
+}()
+
+func (c *checker) imports() {
+	for _, im := range c.file.Imports {
+		name := im.Module.Name
+		if standardModules[name] {
+			continue
+		}
+		known := make([]string, 0, len(standardModules))
+		for m := range standardModules {
+			known = append(known, m)
+		}
+		c.sink.Errorf(im.Module.Pos, "unknown import '%s'%s; the standard modules are root, base, map, list, math, str, json and types, each also with -py, -cpp or -go", name, didYouMean(name, known))
+	}
+}
+
+// sources finds every sourced name in its file and declares it.
+func (c *checker) sources() {
+	for _, s := range c.file.Sources {
+		lang, ok := langs[s.Lang.Name]
+		if !ok {
+			c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp or Go)%s", s.Lang.Name, didYouMean(s.Lang.Name, []string{"Py", "Cpp", "Go"}))
+			continue
+		}
+		path := c.abs(s.Path.Value)
+		text, ok := c.readSource(path, lang)
+		if !ok {
+			c.sink.Errorf(s.Path.Pos, "source file %q not found (looked for %s)", s.Path.Value, path)
+		}
+		for _, it := range s.Items {
+			if ok && !source.Defines(lang, text, it.Name.Value) {
+				c.sink.Errorf(it.Name.Pos, "%q is not defined in %s%s", it.Name.Value, s.Path.Value, definedHint(lang))
+			}
+			name := it.Alias.Name
+			if prev := c.funcs[name]; prev != nil {
+				c.sink.Errorf(it.Alias.Pos, "'%s' is sourced twice (first at %s)", name, prev.pos)
+				continue
+			}
+			f := &function{name: name, source: it.Name.Value, lang: lang, path: path, pos: it.Alias.Pos, index: len(c.funcList)}
+			c.funcs[name] = f
+			c.funcList = append(c.funcList, f)
+		}
+	}
+}
+
+func definedHint(lang string) string {
+	switch lang {
+	case manifest.Python:
+		return " (looked for a top-level def, class, assignment or import of it)"
+	case manifest.Cpp:
+		return " (looked for a function of that name)"
+	case manifest.Go:
+		return " (looked for a top-level func of that name)"
+	}
+	return ""
+}
+
+// readSource reads a source file once. For a C++ header, the .cpp beside
+// it is read too, since a function declared in the header may be defined
+// there.
+func (c *checker) readSource(path, lang string) (string, bool) {
+	if text, ok := c.texts[path]; ok {
+		return text, true
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() {
+		return "", false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	text := string(data)
+	if lang == manifest.Cpp {
+		cpp := strings.TrimSuffix(path, filepath.Ext(path)) + ".cpp"
+		if cpp != path {
+			if more, err := os.ReadFile(cpp); err == nil {
+				text += "\n" + string(more)
+			}
+		}
+	}
+	c.texts[path] = text
+	return text, true
+}

@@ -1,0 +1,98 @@
+package check
+
+import (
+	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// builtinTypes are the type names of the subset and how many type
+// arguments each takes. `List a` is Morloc's spelling of [a].
+var builtinTypes = map[string]int{
+	"Int": 0, "Real": 0, "Str": 0, "Bool": 0, "Unit": 0, "Map": 2, "List": 1,
+}
+
+// langs maps a language as written in a program to its pool language.
+var langs = map[string]string{"Py": manifest.Python, "Cpp": manifest.Cpp, "Go": manifest.Go}
+
+// resolveType turns a written type into a types.Type, or reports why it
+// cannot and returns nil. path is the chain of records being built.
+func (c *checker) resolveType(t syntax.Type, path []string) *types.Type {
+	switch t := t.(type) {
+	case *syntax.UnitType:
+		return types.UnitType
+	case *syntax.ListType:
+		if e := c.resolveType(t.Elem, path); e != nil {
+			return types.ListOf(e)
+		}
+	case *syntax.OptionalType:
+		if e := c.resolveType(t.Elem, path); e != nil {
+			return types.OptionalOf(e)
+		}
+	case *syntax.TupleType:
+		items := make([]*types.Type, len(t.Items))
+		for i, it := range t.Items {
+			if items[i] = c.resolveType(it, path); items[i] == nil {
+				return nil
+			}
+		}
+		return types.TupleOf(items...)
+	case *syntax.NamedType:
+		return c.resolveNamed(t, path)
+	}
+	return nil
+}
+
+func (c *checker) resolveNamed(t *syntax.NamedType, path []string) *types.Type {
+	arity, builtin := builtinTypes[t.Name]
+	rec := c.records[t.Name]
+	if !builtin && rec == nil {
+		c.sink.Errorf(t.Pos, "unknown type '%s'%s", t.Name, didYouMean(t.Name, c.typeNames()))
+		return nil
+	}
+	if rec != nil {
+		arity = 0
+	}
+	if len(t.Args) != arity {
+		c.sink.Errorf(t.Pos, "type %s takes %d type argument%s, but is given %d", t.Name, arity, plural(arity), len(t.Args))
+		return nil
+	}
+	args := make([]*types.Type, len(t.Args))
+	for i, a := range t.Args {
+		if args[i] = c.resolveType(a, path); args[i] == nil {
+			return nil
+		}
+	}
+	switch t.Name {
+	case "Int":
+		return types.IntType
+	case "Real":
+		return types.RealType
+	case "Str":
+		return types.StrType
+	case "Bool":
+		return types.BoolType
+	case "Unit":
+		return types.UnitType
+	case "List":
+		return types.ListOf(args[0])
+	case "Map":
+		return types.MapOf(args[0], args[1])
+	}
+	return c.recordType(rec, path)
+}
+
+func (c *checker) typeNames() []string {
+	names := c.recordNames()
+	for n := range builtinTypes {
+		names = append(names, n)
+	}
+	return names
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,265 @@
+package syntax
+
+import "github.com/nexus-run/nexus/internal/codegen/diag"
+
+// File is a parsed `.loc` file: its top-level items, each kind in source
+// order.
+type File struct {
+	Module      *Module
+	Imports     []*Import
+	Sources     []*Source
+	Signatures  []*Signature
+	Records     []*Record
+	RecordLangs []*RecordLang
+	Defs        []*Def
+}
+
+// DocLine is one `--'` docstring line. Pos is where Text starts, right
+// after the `--'`, so a directive's value can be located exactly.
+type DocLine struct {
+	Pos  diag.Pos
+	Text string
+}
+
+// Doc is the docstring attached to an item, argument or field.
+type Doc []DocLine
+
+// Name is an identifier with its position.
+type Name struct {
+	Pos  diag.Pos
+	Name string
+}
+
+// StringLit is a string literal outside expressions (paths, source names).
+type StringLit struct {
+	Pos   diag.Pos
+	Value string
+}
+
+// Module is `module NAME (e1, e2)` or `module NAME (*)`.
+type Module struct {
+	Pos     diag.Pos
+	Doc     Doc
+	Name    Name
+	All     bool // (*)
+	Exports []Name
+}
+
+// Import is `import NAME` or `import NAME (n1, n2)`.
+type Import struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Module Name
+	Names  []Name
+}
+
+// Source is `source LANG from "PATH" ("name" as alias, "name2")`.
+type Source struct {
+	Pos   diag.Pos
+	Doc   Doc
+	Lang  Name
+	Path  StringLit
+	Items []SourceItem
+}
+
+// SourceItem is one sourced name. Alias is the name in the program: the
+// `as` name, or the source name itself (at the string's position).
+type SourceItem struct {
+	Name  StringLit
+	Alias Name
+}
+
+// Signature is `name :: T1 -> T2 -> R`. Params are the argument types,
+// Result the return type, each with the docstring written above it.
+type Signature struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Name   Name
+	Params []*SigType
+	Result *SigType
+}
+
+// SigType is one part of a signature's arrow chain.
+type SigType struct {
+	Doc  Doc
+	Type Type
+}
+
+// Record is `record Name where` with its fields.
+type Record struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Name   Name
+	Fields []*FieldDecl
+}
+
+// FieldDecl is one `field :: Type` line of a record.
+type FieldDecl struct {
+	Doc  Doc
+	Name Name
+	Type Type
+}
+
+// RecordLang is `record Py => Name = "dict"`: the record's type in a
+// language.
+type RecordLang struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Lang   Name
+	Record Name
+	Type   StringLit
+}
+
+// Def is a definition `name p1 p2 = body`. A parameter written `_` has
+// the name "_".
+type Def struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Name   Name
+	Params []Name
+	Body   Expr
+}
+
+// Type is a type expression as written.
+type Type interface {
+	TypePos() diag.Pos
+}
+
+// NamedType is a type name applied to arguments: Int, Settings, Map Str Int.
+type NamedType struct {
+	Pos  diag.Pos
+	Name string
+	Args []Type
+}
+
+// ListType is [Elem].
+type ListType struct {
+	Pos  diag.Pos
+	Elem Type
+}
+
+// OptionalType is ?Elem.
+type OptionalType struct {
+	Pos  diag.Pos
+	Elem Type
+}
+
+// TupleType is (A, B, ...).
+type TupleType struct {
+	Pos   diag.Pos
+	Items []Type
+}
+
+// UnitType is ().
+type UnitType struct {
+	Pos diag.Pos
+}
+
+func (t *NamedType) TypePos() diag.Pos    { return t.Pos }
+func (t *ListType) TypePos() diag.Pos     { return t.Pos }
+func (t *OptionalType) TypePos() diag.Pos { return t.Pos }
+func (t *TupleType) TypePos() diag.Pos    { return t.Pos }
+func (t *UnitType) TypePos() diag.Pos     { return t.Pos }
+
+// Expr is an expression of a definition's body.
+type Expr interface {
+	ExprPos() diag.Pos
+}
+
+// Var is a reference to a parameter, a definition or a sourced function.
+type Var struct {
+	Pos  diag.Pos
+	Name string
+}
+
+// IntLit is an integer literal.
+type IntLit struct {
+	Pos   diag.Pos
+	Value int64
+}
+
+// RealLit is a literal with a fraction or an exponent.
+type RealLit struct {
+	Pos   diag.Pos
+	Value float64
+}
+
+// StrLit is a string literal, escapes decoded.
+type StrLit struct {
+	Pos   diag.Pos
+	Value string
+}
+
+// BoolLit is true or false.
+type BoolLit struct {
+	Pos   diag.Pos
+	Value bool
+}
+
+// UnitLit is ().
+type UnitLit struct {
+	Pos diag.Pos
+}
+
+// ListLit is [a, b, ...].
+type ListLit struct {
+	Pos   diag.Pos
+	Elems []Expr
+}
+
+// TupleLit is (a, b, ...) with at least two items.
+type TupleLit struct {
+	Pos   diag.Pos
+	Items []Expr
+}
+
+// RecordLit is {field = value, ...}.
+type RecordLit struct {
+	Pos    diag.Pos
+	Fields []FieldInit
+}
+
+// FieldInit is one `field = value` of a record literal.
+type FieldInit struct {
+	Name  Name
+	Value Expr
+}
+
+// App is the application of Fun to Args: f a (g b).
+type App struct {
+	Pos  diag.Pos
+	Fun  Expr
+	Args []Expr
+}
+
+// Getter is `.field`, a function from a record to one of its fields.
+type Getter struct {
+	Pos   diag.Pos
+	Field string
+}
+
+// Compose is f . g . h: applied to x it is f (g (h x)).
+type Compose struct {
+	Pos   diag.Pos
+	Funcs []Expr
+}
+
+// Throw is `@throw "message"`: it fails the command with the message.
+type Throw struct {
+	Pos     diag.Pos
+	Message Expr
+}
+
+func (e *Var) ExprPos() diag.Pos       { return e.Pos }
+func (e *IntLit) ExprPos() diag.Pos    { return e.Pos }
+func (e *RealLit) ExprPos() diag.Pos   { return e.Pos }
+func (e *StrLit) ExprPos() diag.Pos    { return e.Pos }
+func (e *BoolLit) ExprPos() diag.Pos   { return e.Pos }
+func (e *UnitLit) ExprPos() diag.Pos   { return e.Pos }
+func (e *ListLit) ExprPos() diag.Pos   { return e.Pos }
+func (e *TupleLit) ExprPos() diag.Pos  { return e.Pos }
+func (e *RecordLit) ExprPos() diag.Pos { return e.Pos }
+func (e *App) ExprPos() diag.Pos       { return e.Pos }
+func (e *Getter) ExprPos() diag.Pos    { return e.Pos }
+func (e *Compose) ExprPos() diag.Pos   { return e.Pos }
+func (e *Throw) ExprPos() diag.Pos     { return e.Pos }

@@ -1,0 +1,405 @@
+// Package syntax is the lexer, abstract syntax tree and parser of the
+// `.loc` program language (docs/language.md).
+//
+// Layout follows Morloc and Haskell: a top-level item starts at column 1
+// and every continuation line is indented. A `--'` docstring line belongs
+// to what follows it: the next item when the next token is at column 1,
+// else the argument or record field written after it. Parse reports every
+// syntax error it can find, one per item, and keeps going.
+package syntax
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/nexus-run/nexus/internal/codegen/diag"
+)
+
+// keywords cannot be used as names. Words that introduce an item only at
+// the start of a line and are unambiguous there (record, type) or that
+// only matter inside a source line (from, as) stay usable as names:
+// `record :: Int -> Point` is a fine command.
+var keywords = map[string]bool{
+	"module": true, "import": true, "source": true, "where": true,
+	"class": true, "instance": true, "let": true, "in": true, "if": true,
+	"then": true, "else": true,
+}
+
+// Parse parses a whole `.loc` file. Errors and warnings go to sink; the
+// File holds every item that parsed cleanly.
+func Parse(src string, sink *diag.Sink) *File {
+	src = strings.TrimPrefix(src, "\ufeff") // a byte order mark is not text
+	toks := lex(src, diag.Pos{Line: 1, Col: 1}, sink)
+	f := &File{}
+	for _, it := range splitItems(src, toks, sink) {
+		p := &parser{toks: it.toks, sink: sink, src: src}
+		p.item(f, it.doc)
+	}
+	return f
+}
+
+// ParseExpr parses text as one expression, positioned as if it started at
+// start. It parses the function named by a `with:` or `render:` directive.
+func ParseExpr(text string, start diag.Pos, sink *diag.Sink) Expr {
+	toks := lex(text, start, sink)
+	p := &parser{toks: toks, sink: sink, src: text}
+	e := p.expr()
+	if !p.failed && p.peek().kind != tokEOF {
+		p.errorf(p.peek().Pos, "unexpected %s after the expression", p.peek().describe())
+	}
+	if p.failed {
+		return nil
+	}
+	return e
+}
+
+// item is the tokens of one top-level item, ending in an end-of-input
+// token, and the docstring written above it.
+type item struct {
+	doc  Doc
+	toks []token
+}
+
+// splitItems cuts the token stream into top-level items: a token at the
+// start of a line in column 1 opens a new item.
+func splitItems(src string, toks []token, sink *diag.Sink) []item {
+	var items []item
+	var pending []token
+	for _, t := range toks {
+		if t.kind == tokEOF {
+			break
+		}
+		if t.kind == tokDoc {
+			pending = append(pending, t)
+			continue
+		}
+		if len(items) == 0 || (t.First && t.Pos.Col == 1) {
+			if len(items) == 0 && t.Pos.Col != 1 {
+				sink.Errorf(t.Pos, "a top-level item must start at column 1")
+			}
+			items = append(items, item{doc: docOf(pending)})
+			pending = nil
+		}
+		cur := &items[len(items)-1]
+		cur.toks = append(cur.toks, pending...)
+		cur.toks = append(cur.toks, t)
+		pending = nil
+	}
+	for _, d := range pending {
+		sink.Warnf(d.Pos, "docstring at the end of the file is not attached to anything; ignored")
+	}
+	for i := range items {
+		items[i].toks = append(items[i].toks, endOf(src, items[i].toks))
+	}
+	return items
+}
+
+// endOf makes the end-of-input token of an item, placed right after its
+// last token.
+func endOf(src string, toks []token) token {
+	last := toks[len(toks)-1]
+	text := src[last.Offset:last.End]
+	pos := last.Pos
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		pos = diag.Pos{Line: pos.Line + strings.Count(text, "\n"), Col: utf8.RuneCountInString(text[i+1:]) + 1}
+	} else {
+		pos.Col += utf8.RuneCountInString(text)
+	}
+	return token{kind: tokEOF, Pos: pos, Offset: last.End, End: last.End}
+}
+
+func docOf(toks []token) Doc {
+	var d Doc
+	for _, t := range toks {
+		d = append(d, DocLine{Pos: t.TextPos, Text: t.Text})
+	}
+	return d
+}
+
+// parser parses one item. After the first error it is failed: every
+// further step does nothing, and the item is dropped.
+type parser struct {
+	toks   []token
+	i      int
+	sink   *diag.Sink
+	src    string
+	failed bool
+	// stopCol ends a type at a line that starts at or left of it, so a
+	// record field's type does not run into the next field.
+	stopCol int
+}
+
+func (p *parser) errorf(pos diag.Pos, format string, args ...any) {
+	if p.failed {
+		return
+	}
+	p.failed = true
+	for _, t := range p.toks {
+		if t.kind == tokInvalid {
+			// The lexer reported this item's real problem already;
+			// whatever the parser trips over is a consequence.
+			return
+		}
+	}
+	p.sink.Errorf(pos, format, args...)
+}
+
+// peek returns the next token that is not a docstring, without taking
+// anything.
+func (p *parser) peek() token { return p.peekAt(0) }
+
+// peekAt returns the token n places ahead, docstrings skipped.
+func (p *parser) peekAt(n int) token {
+	j := p.i
+	for {
+		for p.toks[j].kind == tokDoc {
+			j++
+		}
+		if n == 0 || p.toks[j].kind == tokEOF {
+			return p.toks[j]
+		}
+		n--
+		j++
+	}
+}
+
+// next takes the next token. A docstring skipped on the way is not where
+// a docstring belongs: it is dropped with a warning.
+func (p *parser) next() token {
+	p.skipDocs()
+	t := p.toks[p.i]
+	if t.kind != tokEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) skipDocs() {
+	for p.toks[p.i].kind == tokDoc {
+		p.sink.Warnf(p.toks[p.i].Pos, "docstring is not attached to an item, argument or field; ignored")
+		p.i++
+	}
+}
+
+// docs takes the docstring lines at the current position.
+func (p *parser) docs() Doc {
+	var d Doc
+	for p.toks[p.i].kind == tokDoc {
+		t := p.toks[p.i]
+		d = append(d, DocLine{Pos: t.TextPos, Text: t.Text})
+		p.i++
+	}
+	return d
+}
+
+// expect takes a token of kind k, or fails with "expected what, got ...".
+func (p *parser) expect(k kind, what string) token {
+	t := p.peek()
+	if t.kind != k {
+		p.errorf(t.Pos, "expected %s, got %s", what, t.describe())
+		return t
+	}
+	return p.next()
+}
+
+func (p *parser) isWord(word string) bool {
+	t := p.peek()
+	return t.kind == tokIdent && t.Text == word
+}
+
+func (p *parser) expectWord(word, context string) {
+	if !p.isWord(word) {
+		p.errorf(p.peek().Pos, "expected '%s' %s, got %s", word, context, p.peek().describe())
+		return
+	}
+	p.next()
+}
+
+func (p *parser) name(what string) Name {
+	t := p.peek()
+	if t.kind != tokIdent || keywords[t.Text] {
+		p.errorf(t.Pos, "expected %s, got %s", what, t.describe())
+		return Name{Pos: t.Pos}
+	}
+	p.next()
+	return Name{Pos: t.Pos, Name: t.Text}
+}
+
+func (p *parser) stringLit(what string) StringLit {
+	t := p.expect(tokString, what)
+	return StringLit{Pos: t.Pos, Value: t.Text}
+}
+
+// item parses one top-level item into f.
+func (p *parser) item(f *File, doc Doc) {
+	t := p.peek()
+	switch {
+	case t.kind == tokIdent && t.Text == "module":
+		if m := p.module(doc); m != nil {
+			if f.Module != nil {
+				p.sink.Errorf(m.Pos, "a second module header; a file holds one module (the first is at %s)", f.Module.Pos)
+			} else {
+				f.Module = m
+			}
+		}
+	case t.kind == tokIdent && t.Text == "import":
+		if im := p.importDecl(doc); im != nil {
+			f.Imports = append(f.Imports, im)
+		}
+	case t.kind == tokIdent && t.Text == "source":
+		if s := p.source(doc); s != nil {
+			f.Sources = append(f.Sources, s)
+		}
+	case t.kind == tokIdent && t.Text == "record" && startsUpper(p.peekAt(1)):
+		if p.peekAt(2).kind == tokFatArrow {
+			if rl := p.recordLang(doc); rl != nil {
+				f.RecordLangs = append(f.RecordLangs, rl)
+			}
+		} else if r := p.record(doc); r != nil {
+			f.Records = append(f.Records, r)
+		}
+	case t.kind == tokIdent && t.Text == "type" && startsUpper(p.peekAt(1)):
+		p.errorf(t.Pos, "'type' declarations are not supported; expected a module header, import, source, record, signature or definition")
+	case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokDoubleColon:
+		if s := p.signature(doc); s != nil {
+			f.Signatures = append(f.Signatures, s)
+		}
+	case t.kind == tokIdent && !keywords[t.Text]:
+		if d := p.def(doc); d != nil {
+			f.Defs = append(f.Defs, d)
+		}
+	case t.kind == tokIdent:
+		p.errorf(t.Pos, "'%s' declarations are not supported; expected a module header, import, source, record, signature or definition", t.Text)
+	default:
+		p.errorf(t.Pos, "expected a module header, import, source, record, signature or definition, got %s", t.describe())
+	}
+	if !p.failed && p.peek().kind != tokEOF {
+		p.errorf(p.peek().Pos, "unexpected %s; a continuation line must be indented, and a new item starts at column 1", p.peek().describe())
+	}
+	if !p.failed {
+		p.skipDocs()
+	}
+}
+
+// moduleName reads a module name such as chem, root-py or math.stats.
+func (p *parser) moduleName(what string) Name {
+	n := p.name(what)
+	for !p.failed {
+		sep := p.peek()
+		if sep.Offset != p.toks[p.i-1].End {
+			break
+		}
+		switch sep.kind {
+		case tokMinus, tokDot:
+			p.next()
+			part := p.peek()
+			if part.kind != tokIdent || part.Offset != sep.End {
+				p.errorf(part.Pos, "expected the rest of the module name after '%s'", sep.Text)
+				return n
+			}
+			p.next()
+			n.Name += sep.Text + part.Text
+			continue
+		}
+		break
+	}
+	return n
+}
+
+func (p *parser) module(doc Doc) *Module {
+	m := &Module{Pos: p.next().Pos, Doc: doc}
+	m.Name = p.moduleName("a module name after 'module'")
+	p.expect(tokLParen, "'(' and the exported names after the module name")
+	if p.peek().kind == tokStar {
+		p.next()
+		m.All = true
+	} else {
+		for !p.failed {
+			m.Exports = append(m.Exports, p.name("an exported name"))
+			if p.peek().kind != tokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	p.expect(tokRParen, "',' or ')' in the export list")
+	if p.failed {
+		return nil
+	}
+	return m
+}
+
+func (p *parser) importDecl(doc Doc) *Import {
+	im := &Import{Pos: p.next().Pos, Doc: doc}
+	im.Module = p.moduleName("a module name after 'import'")
+	if p.peek().kind == tokLParen {
+		p.next()
+		for !p.failed && p.peek().kind != tokRParen {
+			im.Names = append(im.Names, p.name("an imported name"))
+			if p.peek().kind != tokComma {
+				break
+			}
+			p.next()
+		}
+		p.expect(tokRParen, "',' or ')' in the import list")
+	}
+	if p.failed {
+		return nil
+	}
+	return im
+}
+
+func (p *parser) source(doc Doc) *Source {
+	s := &Source{Pos: p.next().Pos, Doc: doc}
+	s.Lang = p.name("a language (Py, Cpp or Go) after 'source'")
+	p.expectWord("from", "after the source language")
+	s.Path = p.stringLit("the source file path as a string")
+	p.expect(tokLParen, "'(' and the sourced names after the path")
+	for !p.failed {
+		var it SourceItem
+		it.Name = p.stringLit("a sourced name as a string, like \"name\"")
+		if p.isWord("as") {
+			p.next()
+			it.Alias = p.name("a name after 'as'")
+		} else if !p.failed {
+			if !isName(it.Name.Value) {
+				p.errorf(it.Name.Pos, "%q is not a valid name in the program; give it one with 'as name'", it.Name.Value)
+			}
+			it.Alias = Name{Pos: it.Name.Pos, Name: it.Name.Value}
+		}
+		s.Items = append(s.Items, it)
+		if p.peek().kind != tokComma {
+			break
+		}
+		p.next()
+	}
+	p.expect(tokRParen, "',' or ')' in the list of sourced names")
+	if p.failed {
+		return nil
+	}
+	return s
+}
+
+// startsUpper reports whether t is a name starting with a capital letter:
+// a type, record or language name.
+func startsUpper(t token) bool {
+	r, _ := utf8.DecodeRuneInString(t.Text)
+	return t.kind == tokIdent && unicode.IsUpper(r)
+}
+
+// isName reports whether s is usable as a name in a program.
+func isName(s string) bool {
+	if s == "" || keywords[s] || s == "_" {
+		return false
+	}
+	for i, r := range s {
+		if i == 0 && !(r == '_' || unicode.IsLetter(r)) {
+			return false
+		}
+		if !isIdentRune(r) {
+			return false
+		}
+	}
+	return true
+}

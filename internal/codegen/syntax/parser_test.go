@@ -1,0 +1,425 @@
+package syntax
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nexus-run/nexus/internal/codegen/diag"
+)
+
+func parse(t *testing.T, src string) (*File, *diag.Sink) {
+	t.Helper()
+	sink := &diag.Sink{File: "main.loc"}
+	return Parse(src, sink), sink
+}
+
+func parseOK(t *testing.T, src string) *File {
+	t.Helper()
+	f, sink := parse(t, src)
+	if errs := sink.Errors(); errs != nil {
+		t.Fatalf("unexpected errors:\n%v\nsource:\n%s", errs, src)
+	}
+	return f
+}
+
+func TestModuleHeader(t *testing.T) {
+	tests := []struct {
+		src     string
+		name    string
+		all     bool
+		exports string
+	}{
+		{"module chem (weight, capped)", "chem", false, "weight,capped"},
+		{"module chem (*)", "chem", true, ""},
+		{"module my-tool (a)", "my-tool", false, "a"},
+		{"module chem\n  ( weight\n  , capped\n  )", "chem", false, "weight,capped"},
+		{"module chem (Settings, f)", "chem", false, "Settings,f"},
+	}
+	for _, tt := range tests {
+		f := parseOK(t, tt.src)
+		m := f.Module
+		var ex []string
+		for _, e := range m.Exports {
+			ex = append(ex, e.Name)
+		}
+		if m.Name.Name != tt.name || m.All != tt.all || strings.Join(ex, ",") != tt.exports {
+			t.Errorf("%q: got name %q all %v exports %q", tt.src, m.Name.Name, m.All, ex)
+		}
+	}
+}
+
+func TestImports(t *testing.T) {
+	f := parseOK(t, "module m (*)\nimport root\nimport root-py\nimport root-cpp (a, b)\nimport math.stats\n")
+	var got []string
+	for _, im := range f.Imports {
+		got = append(got, im.Module.Name)
+	}
+	if strings.Join(got, " ") != "root root-py root-cpp math.stats" {
+		t.Fatalf("imports: %v", got)
+	}
+	if len(f.Imports[2].Names) != 2 || f.Imports[2].Names[1].Name != "b" {
+		t.Errorf("import list: %+v", f.Imports[2].Names)
+	}
+	if p := f.Imports[1].Module.Pos; p != (diag.Pos{Line: 3, Col: 8}) {
+		t.Errorf("import position %v", p)
+	}
+}
+
+func TestSource(t *testing.T) {
+	f := parseOK(t, `module m (*)
+source Py from "lib/chem.py" ("molecular_weight" as weightPy, "describe_config")
+source Cpp from "stats.hpp"
+  ( "summarize" as summarizeCpp
+  , "scale"
+  )
+source Go from "mathx.go" ("Clamp" as clamp)
+`)
+	if len(f.Sources) != 3 {
+		t.Fatalf("got %d sources", len(f.Sources))
+	}
+	s := f.Sources[0]
+	if s.Lang.Name != "Py" || s.Path.Value != "lib/chem.py" || s.Path.Pos != (diag.Pos{Line: 2, Col: 16}) {
+		t.Errorf("source 0: %+v", s)
+	}
+	if it := s.Items[0]; it.Name.Value != "molecular_weight" || it.Alias.Name != "weightPy" || it.Alias.Pos != (diag.Pos{Line: 2, Col: 53}) {
+		t.Errorf("item 0: %+v", it)
+	}
+	if it := s.Items[1]; it.Alias.Name != "describe_config" || it.Alias.Pos != it.Name.Pos {
+		t.Errorf("item 1: %+v", it)
+	}
+	if it := f.Sources[1].Items[1]; it.Name.Value != "scale" || it.Name.Pos != (diag.Pos{Line: 5, Col: 5}) {
+		t.Errorf("multi-line item: %+v", it)
+	}
+}
+
+func TestTypes(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"f :: Int -> Real -> Str", "f :: Int -> Real -> Str"},
+		{"f :: Bool -> ()", "f :: Bool -> ()"},
+		{"f :: [Int] -> [[Real]]", "f :: [Int] -> [[Real]]"},
+		{"f :: ?Int -> ?[Str]", "f :: ?Int -> ?[Str]"},
+		{"f :: Map Str Int -> Map Int [Real]", "f :: (Map Str Int) -> (Map Int [Real])"},
+		{"f :: (Int, Str) -> (Int, (Real, Bool), [Str])", "f :: (Int, Str) -> (Int, (Real, Bool), [Str])"},
+		{"f :: Settings -> Summary", "f :: Settings -> Summary"},
+		{"f :: (Int) -> ?(Map Str Int)", "f :: Int -> ?(Map Str Int)"},
+		{"f :: Int -> <IO> Int", "f :: Int -> Int"},
+		{"f :: Int -> <IO, Err> [Int]", "f :: Int -> [Int]"},
+		{"f :: <Err> Str", "f :: Str"},
+		{"f :: Int", "f :: Int"},
+		{"f :: List Int -> Int", "f :: (List Int) -> Int"},
+	}
+	for _, tt := range tests {
+		f := parseOK(t, "module m (*)\n"+tt.src)
+		if len(f.Signatures) != 1 {
+			t.Fatalf("%q: %d signatures", tt.src, len(f.Signatures))
+		}
+		if got := sigString(f.Signatures[0]); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestMultiLineSignatureDocs(t *testing.T) {
+	f := parseOK(t, `module m (*)
+--' Molecular weight
+--' return: in daltons
+capped ::
+  --' @name smiles
+  Str ->
+  --' The cap
+  --' arg: --max
+  --' default: 500.0
+  Real ->
+  --' the weight
+  Real
+`)
+	s := f.Signatures[0]
+	if got := docString(s.Doc); got != "Molecular weight|return: in daltons" {
+		t.Errorf("signature doc %q", got)
+	}
+	if got := docString(s.Params[0].Doc); got != "@name smiles" {
+		t.Errorf("arg 1 doc %q", got)
+	}
+	if got := docString(s.Params[1].Doc); got != "The cap|arg: --max|default: 500.0" {
+		t.Errorf("arg 2 doc %q", got)
+	}
+	if got := docString(s.Result.Doc); got != "the weight" {
+		t.Errorf("result doc %q", got)
+	}
+	// Pos of a doc line is where its text starts, right after --'.
+	if p := s.Params[1].Doc[1].Pos; p != (diag.Pos{Line: 8, Col: 6}) {
+		t.Errorf("doc line position %v", p)
+	}
+}
+
+func TestDocstringAttachment(t *testing.T) {
+	f := parseOK(t, `--' The program.
+--' Second line.
+module m (*)
+
+--' About the source
+source Py from "a.py" ("f")
+
+--' sig doc
+f :: Int -> Int
+--' def doc
+g x = x
+
+--' Options.
+--' unroll: true
+record Settings where
+  --' Precision
+  --' default: 3
+  precision :: Int
+  -- a plain comment between docstrings and the field
+  --' Include hydrogens
+  hydrogens :: Bool
+  other :: Map Str Int
+  last :: ?Str
+
+--' lang doc
+record Py => Settings = "dict"
+`)
+	if got := docString(f.Module.Doc); got != "The program.|Second line." {
+		t.Errorf("module doc %q", got)
+	}
+	if got := docString(f.Sources[0].Doc); got != "About the source" {
+		t.Errorf("source doc %q", got)
+	}
+	if got := docString(f.Signatures[0].Doc); got != "sig doc" {
+		t.Errorf("signature doc %q", got)
+	}
+	if got := docString(f.Defs[0].Doc); got != "def doc" {
+		t.Errorf("definition doc %q", got)
+	}
+	r := f.Records[0]
+	if got := docString(r.Doc); got != "Options.|unroll: true" {
+		t.Errorf("record doc %q", got)
+	}
+	want := []struct{ name, typ, doc string }{
+		{"precision", "Int", "Precision|default: 3"},
+		{"hydrogens", "Bool", "Include hydrogens"},
+		{"other", "(Map Str Int)", ""},
+		{"last", "?Str", ""},
+	}
+	if len(r.Fields) != len(want) {
+		t.Fatalf("got %d fields", len(r.Fields))
+	}
+	for i, w := range want {
+		fd := r.Fields[i]
+		if fd.Name.Name != w.name || typeString(fd.Type) != w.typ || docString(fd.Doc) != w.doc {
+			t.Errorf("field %d: %s :: %s doc %q", i, fd.Name.Name, typeString(fd.Type), docString(fd.Doc))
+		}
+	}
+	rl := f.RecordLangs[0]
+	if rl.Lang.Name != "Py" || rl.Record.Name != "Settings" || rl.Type.Value != "dict" || docString(rl.Doc) != "lang doc" {
+		t.Errorf("record lang %+v", rl)
+	}
+}
+
+func TestDocstringAtColumnOneInsideSignature(t *testing.T) {
+	f := parseOK(t, "module m (*)\nf ::\n--' first\n  Int ->\n  Int\n")
+	if got := docString(f.Signatures[0].Params[0].Doc); got != "first" {
+		t.Errorf("arg doc %q", got)
+	}
+}
+
+func TestStrayDocstringWarns(t *testing.T) {
+	f, sink := parse(t, "module m (*)\nf x =\n  --' lost\n  x\n--' at the end\n")
+	if sink.HasErrors() || len(f.Defs) != 1 {
+		t.Fatalf("errors: %v", sink.Errors())
+	}
+	w := sink.Warnings()
+	if len(w) != 2 || !strings.HasPrefix(w[0], "main.loc:3:3: warning: docstring is not attached") ||
+		!strings.HasPrefix(w[1], "main.loc:5:1: warning: docstring at the end of the file") {
+		t.Errorf("warnings: %q", w)
+	}
+}
+
+func TestComments(t *testing.T) {
+	f := parseOK(t, `-- a comment
+{- a block
+   {- nested -} still comment
+-}
+module m (*) -- trailing
+f x = {- inline -} g x -- done
+---------- a ruler
+`)
+	if len(f.Defs) != 1 || exprString(f.Defs[0].Body) != "(g x)" {
+		t.Fatalf("defs: %+v", f.Defs)
+	}
+}
+
+func TestExpressions(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"f = 42", "42"},
+		{"f = -1.5", "-1.5r"},
+		{"f = 1e3", "1000r"},
+		{`f = "a\"b\n\t\\ \x41\u00e9"`, `"a\"b\n\t\\ Aé"`},
+		{"f = true", "true"},
+		{"f = False", "false"},
+		{"f = ()", "()"},
+		{"f = [1, 2]", "[1, 2]"},
+		{"f = []", "[]"},
+		{`f = (1, "a")`, `(1, "a")`},
+		{`f = {field = 1, other = "x"}`, `{field = 1, other = "x"}`},
+		{"f x = x", "x"},
+		{"f a = g a (h b)", "(g a (h b))"},
+		{"f a = g -1 a", "(g -1 a)"},
+		{"f r = .field r", "(.field r)"},
+		{"f r = .x (.y r)", "(.x (.y r))"},
+		{"f = g . h", "(g . h)"},
+		{"f = g 1 . h . .mean", "((g 1) . h . .mean)"},
+		{"f = g.h", "(g . h)"},
+		{`f _ = @throw "no"`, `(@throw "no")`},
+		{`f x = g (@throw "no") x`, `(g (@throw "no") x)`},
+		{"f x =\n  g\n    x\n    [ 1\n    , 2\n    ]", "(g x [1, 2])"},
+	}
+	for _, tt := range tests {
+		f := parseOK(t, "module m (*)\n"+tt.src)
+		if len(f.Defs) != 1 {
+			t.Fatalf("%q: %d definitions", tt.src, len(f.Defs))
+		}
+		if got := exprString(f.Defs[0].Body); got != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestDefinitionParams(t *testing.T) {
+	f := parseOK(t, "module m (*)\ncapped s _ hi = clamp 0.0 hi (weightPy s)\n")
+	d := f.Defs[0]
+	var ps []string
+	for _, p := range d.Params {
+		ps = append(ps, p.Name)
+	}
+	if d.Name.Name != "capped" || strings.Join(ps, " ") != "s _ hi" {
+		t.Errorf("got %s %v", d.Name.Name, ps)
+	}
+	if d.Params[2].Pos != (diag.Pos{Line: 2, Col: 12}) {
+		t.Errorf("param position %v", d.Params[2].Pos)
+	}
+}
+
+func TestParseExpr(t *testing.T) {
+	sink := &diag.Sink{File: "main.loc"}
+	e := ParseExpr("fmt 2", diag.Pos{Line: 7, Col: 20}, sink)
+	if sink.HasErrors() || exprString(e) != "(fmt 2)" {
+		t.Fatalf("got %v, errors %v", e, sink.Errors())
+	}
+	if p := e.(*App).Args[0].ExprPos(); p != (diag.Pos{Line: 7, Col: 24}) {
+		t.Errorf("position %v", p)
+	}
+	if ParseExpr("fmt )", diag.Pos{Line: 7, Col: 20}, sink) != nil {
+		t.Error("bad expression parsed")
+	}
+	if errs := sink.Errors(); len(errs) != 1 || errs[0].Error() != "main.loc:7:24: unexpected ')' after the expression" {
+		t.Errorf("errors %v", errs)
+	}
+}
+
+// TestSyntaxErrors checks the message and the exact position of each kind
+// of syntax error.
+func TestSyntaxErrors(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"module m (a b)", "1:13: expected ',' or ')' in the export list, got 'b'"},
+		{"module m", "1:9: expected '(' and the exported names after the module name, got end of input"},
+		{"module m (a)\nf :: Int ->", "2:12: expected a type, got end of input"},
+		{"module m (a)\nf :: Int -> 3", "2:13: expected a type, got number 3"},
+		{"module m (a)\nf x = (1, 2", "2:12: expected ',' or ')', got end of input"},
+		{"module m (a)\nf x = [1, 2", "2:12: expected ',' or ']' in the list, got end of input"},
+		{"module m (a)\nf x = {a 1}", "2:10: expected '=' after the field name, got number 1"},
+		{"module m (a)\nf x = \"abc", "2:7: unterminated string: expected a closing '\"'"},
+		{"module m (a)\nf x = \"a\\qb\"", "2:9: unknown escape sequence '\\q' in string"},
+		{"module m (a)\nf x = \"\\u12\"", "2:8: malformed escape sequence '\\u12': expected 4 hex digits"},
+		{"module m (a)\n  f x = 1", "2:3: unexpected 'f'; a continuation line must be indented, and a new item starts at column 1"},
+		{"  module m (a)", "1:3: a top-level item must start at column 1"},
+		{"module m (a)\nf x = 1\nwhere y = 2", "3:1: 'where' declarations are not supported; expected a module header, import, source, record, signature or definition"},
+		{"module m (a)\nrecord R where\n  x :: Int\n  y Int", "4:5: expected '::' after the field name, got 'Int'"},
+		{"module m (a)\nrecord R = R", "2:10: expected 'where' after the record name, followed by indented fields, got '='"},
+		{"module m (a)\nf :: [Int -> Int] -> Int", "2:11: function types are not supported as arguments"},
+		{"module m (a)\nf x = @foo 1", "2:7: unknown '@foo'; the only @-form in an expression is @throw"},
+		{"module m (a)\nf x = @throw", "2:13: expected a message after @throw, got end of input"},
+		{"module m (a)\n{- never closed", "2:1: unterminated block comment: '{-' without '-}'"},
+		{"module m (a)\nf x = 99999999999999999999", "2:7: integer 99999999999999999999 does not fit in 64 bits"},
+		{"module m (a)\nf x = 12abc", "2:7: malformed number \"12abc\""},
+		{"module m (a)\nf = 1 $ 2", "2:7: unexpected character '$'"},
+		{"module m (a)\nsource Py from \"x.py\" (\"a.b\")", "2:24: \"a.b\" is not a valid name in the program; give it one with 'as name'"},
+		{"module m (a)\nsource Py \"x.py\" (\"a\")", "2:11: expected 'from' after the source language, got string"},
+		{"module m (a)\nsource Py from x.py (\"a\")", "2:16: expected the source file path as a string, got 'x'"},
+		{"module m (a)\nf 1 = 2", "2:3: expected a parameter name, '=' or '::' after 'f', got number 1"},
+		{"module m (a)\nf x = _", "2:7: '_' can only stand for an ignored parameter, not in an expression"},
+		{"module m (a)\n=> x", "2:1: expected a module header, import, source, record, signature or definition, got '=>'"},
+		{"module m (a)\nmodule n (b)", "2:1: a second module header; a file holds one module (the first is at 1:1)"},
+		{"module m (a)\nimport root-", "2:13: expected the rest of the module name after '-'"},
+		{"module m (a)\nf :: <IO Int", "2:10: expected ',' or '>' closing the effect list, got 'Int'"},
+	}
+	for _, tt := range tests {
+		_, sink := parse(t, tt.src)
+		errs := sink.Errors()
+		if len(errs) != 1 || errs[0].Error() != "main.loc:"+tt.want {
+			t.Errorf("%q:\n got %v\nwant main.loc:%s", tt.src, errs, tt.want)
+		}
+	}
+}
+
+// TestSeveralErrors checks that one bad item does not hide the next.
+func TestSeveralErrors(t *testing.T) {
+	f, sink := parse(t, "module m (a)\nf x = (\ng :: Int\nh y = ]\n")
+	errs := sink.Errors()
+	if len(errs) != 2 || errs[0].Line != 2 || errs[1].Line != 4 {
+		t.Errorf("errors: %v", errs)
+	}
+	if len(f.Signatures) != 1 {
+		t.Errorf("the good item between was lost")
+	}
+}
+
+func TestLineEndingsAndByteOrderMark(t *testing.T) {
+	f := parseOK(t, "\ufeff--' Doc\r\nmodule m (*)\r\nf ::\r\n  --' arg: --x\r\n  Int ->\r\n  Int\r\nf x = g x\r\n")
+	if docString(f.Module.Doc) != "Doc" || f.Module.Pos != (diag.Pos{Line: 2, Col: 1}) {
+		t.Errorf("module %+v", f.Module)
+	}
+	if got := f.Signatures[0].Params[0].Doc[0].Text; got != " arg: --x" {
+		t.Errorf("doc text %q", got)
+	}
+	if len(f.Defs) != 1 || exprString(f.Defs[0].Body) != "(g x)" {
+		t.Errorf("defs %+v", f.Defs)
+	}
+}
+
+func TestTabsAndUnicodeColumns(t *testing.T) {
+	_, sink := parse(t, "module m (a)\n--' é\nf x = \"é\" ]\n")
+	errs := sink.Errors()
+	if len(errs) != 1 || errs[0].Line != 3 || errs[0].Col != 11 {
+		t.Errorf("columns count characters: %v", errs)
+	}
+	f := parseOK(t, "module m (a)\nf x =\n\tg x\n")
+	if exprString(f.Defs[0].Body) != "(g x)" {
+		t.Errorf("a tab indents a continuation line")
+	}
+}
+
+// TestSoftKeywords checks that record, type, from and as still work as
+// names where nothing else is meant.
+func TestSoftKeywords(t *testing.T) {
+	f := parseOK(t, `module m (record, from)
+record Point where
+  x :: Int
+record Py => Point = "dict"
+record :: Int -> Point
+record a = {x = a}
+from :: Int -> Int
+from type = as type
+`)
+	if len(f.Records) != 1 || len(f.RecordLangs) != 1 || len(f.Signatures) != 2 || len(f.Defs) != 2 {
+		t.Fatalf("records %d langs %d signatures %d defs %d", len(f.Records), len(f.RecordLangs), len(f.Signatures), len(f.Defs))
+	}
+	if f.Defs[0].Name.Name != "record" || exprString(f.Defs[1].Body) != "(as type)" || f.Module.Exports[0].Name != "record" {
+		t.Errorf("defs %s %s", f.Defs[0].Name.Name, exprString(f.Defs[1].Body))
+	}
+	_, sink := parse(t, "module m (a)\ntype Name = Int\n")
+	if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "2:1: 'type' declarations are not supported") {
+		t.Errorf("errors %v", errs)
+	}
+}

@@ -1,0 +1,108 @@
+package syntax
+
+import "github.com/nexus-run/nexus/internal/codegen/diag"
+
+// kind is the kind of a token.
+type kind int
+
+// Token kinds.
+const (
+	tokEOF         kind = iota
+	tokIdent            // a name: foo, Foo, x', _tmp
+	tokInt              // 42, -7
+	tokReal             // 1.5, -2e3
+	tokString           // "text"; token.Text holds the decoded value
+	tokDoc              // a `--'` docstring line; token.Text is the rest of the line
+	tokGetter           // .field written against its field name; token.Text is the field
+	tokAt               // @name; token.Text is the name
+	tokDoubleColon      // ::
+	tokArrow            // ->
+	tokFatArrow         // =>
+	tokEquals           // =
+	tokLParen           // (
+	tokRParen           // )
+	tokLBracket         // [
+	tokRBracket         // ]
+	tokLBrace           // {
+	tokRBrace           // }
+	tokComma            // ,
+	tokQuestion         // ?
+	tokLess             // <
+	tokGreater          // >
+	tokDot              // . as composition
+	tokUnderscore       // _
+	tokStar             // *
+	tokMinus            // - not followed by a digit (inside module names like root-py)
+	tokInvalid          // text the lexer rejected, with an error reported already
+)
+
+var kindNames = [...]string{
+	tokEOF:         "end of input",
+	tokIdent:       "name",
+	tokInt:         "integer",
+	tokReal:        "number",
+	tokString:      "string",
+	tokDoc:         "docstring",
+	tokGetter:      "field getter",
+	tokAt:          "@-keyword",
+	tokDoubleColon: "'::'",
+	tokArrow:       "'->'",
+	tokFatArrow:    "'=>'",
+	tokEquals:      "'='",
+	tokLParen:      "'('",
+	tokRParen:      "')'",
+	tokLBracket:    "'['",
+	tokRBracket:    "']'",
+	tokLBrace:      "'{'",
+	tokRBrace:      "'}'",
+	tokComma:       "','",
+	tokQuestion:    "'?'",
+	tokLess:        "'<'",
+	tokGreater:     "'>'",
+	tokDot:         "'.'",
+	tokUnderscore:  "'_'",
+	tokStar:        "'*'",
+	tokMinus:       "'-'",
+	tokInvalid:     "invalid text",
+}
+
+func (k kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "token"
+}
+
+// token is one lexical token.
+type token struct {
+	kind kind
+	// Text is the token's text: the name of an identifier, the digits of
+	// a number, the decoded value of a string, the field of a getter, the
+	// keyword of an @-keyword, the line of a docstring after `--'`.
+	Text string
+	Pos  diag.Pos
+	// TextPos is where a Doc's Text starts.
+	TextPos diag.Pos
+	// Offset and End are byte offsets of the token in its input, so the
+	// parser can tell `root-py` (adjacent) from `root - py`.
+	Offset, End int
+	// First is set on the first token of a line.
+	First bool
+}
+
+// describe names t for an error message: `'foo'`, `'::'`, `end of input`.
+func (t token) describe() string {
+	switch t.kind {
+	case tokIdent:
+		return "'" + t.Text + "'"
+	case tokInt, tokReal:
+		return "number " + t.Text
+	case tokString:
+		return "string"
+	case tokAt:
+		return "'@" + t.Text + "'"
+	case tokGetter:
+		return "'." + t.Text + "'"
+	}
+	return t.kind.String()
+}

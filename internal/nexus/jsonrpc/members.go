@@ -1,0 +1,204 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/nexus-run/nexus/internal/jsonlex"
+)
+
+// Member is one member of a JSON object: its key, decoded, and its value
+// as it came.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// errNotObject is returned by Members for JSON that is not an object.
+var errNotObject = errors.New("not a JSON object")
+
+// Members splits obj, a JSON object, into its members in order. obj must
+// be valid JSON (checked by the caller, once for the whole message): a
+// large call's arguments are then scanned once more, to split them, rather
+// than once per level of encoding/json decoding.
+func Members(obj []byte) ([]Member, error) {
+	s := scanner{data: obj}
+	s.space()
+	if !s.is('{') {
+		return nil, errNotObject
+	}
+	s.pos++
+	var out []Member
+	for {
+		s.space()
+		if s.is('}') {
+			return out, nil
+		}
+		if len(out) > 0 {
+			if !s.is(',') {
+				return nil, errNotObject
+			}
+			s.pos++
+			s.space()
+		}
+		if !s.is('"') {
+			return nil, errNotObject
+		}
+		rawKey := s.value()
+		key, err := unquote(rawKey)
+		if err != nil {
+			return nil, err
+		}
+		s.space()
+		if !s.is(':') {
+			return nil, errNotObject
+		}
+		s.pos++
+		s.space()
+		out = append(out, Member{Key: key, Value: s.value()})
+	}
+}
+
+// unquote decodes a JSON string.
+func unquote(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", errors.New("not a JSON string")
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		// Escapes and non-ASCII (which encoding/json reads with invalid
+		// UTF-8 replaced) go the general way.
+		if c == '\\' || c >= utf8.RuneSelf {
+			var s string
+			err := json.Unmarshal(raw, &s)
+			return s, err
+		}
+	}
+	return string(inner), nil
+}
+
+// scanner walks valid JSON.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) is(c byte) bool { return s.pos < len(s.data) && s.data[s.pos] == c }
+
+func (s *scanner) space() { s.pos = jsonlex.Space(s.data, s.pos) }
+
+// value skips the value at the cursor and returns it.
+func (s *scanner) value() []byte {
+	start := s.pos
+	d := s.data
+	i := s.pos
+	flat := 0
+	if i < len(d) && d[i] == '[' {
+		if n, ok := flatArray(d[i:]); ok {
+			flat = n
+		}
+	}
+	switch {
+	case i >= len(d):
+	case d[i] == '"':
+		i = skipString(d, i+1)
+	case flat > 0:
+		// A large call's array of numbers: found with the runtime's
+		// vectorized byte search rather than a byte at a time.
+		i += flat
+	case d[i] == '{' || d[i] == '[':
+		// Most bytes are digits and commas, passed over with one table
+		// lookup each.
+		depth := 0
+		budget := len(d) - i
+		for i < len(d) {
+			c := d[i]
+			if !structural[c] {
+				i++
+				continue
+			}
+			switch c {
+			case '"':
+				i = skipString(d, i+1)
+				continue
+			case '[':
+				// A large call's arguments hold their array of
+				// numbers inside an object: skipped as above while
+				// the searches that find no flat array have cost no
+				// more than a pass over the rest, so that nested
+				// arrays whose first ']' is far cannot make the walk
+				// quadratic.
+				if budget > 0 {
+					n, ok := flatArray(d[i:])
+					if ok {
+						i += n
+						continue
+					}
+					budget -= n
+				}
+				depth++
+			case '{':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			i++
+			if depth == 0 {
+				break
+			}
+		}
+	default:
+		for i < len(d) && !delimiter[d[i]] {
+			i++
+		}
+	}
+	s.pos = i
+	return d[start:i]
+}
+
+// flatArray reports whether the array that opens d is flat, holding no
+// string, object or array (so that its first ']' closes it), and how many
+// bytes the search read: the array's length, or up to the first ']' when
+// it is not flat.
+func flatArray(d []byte) (n int, flat bool) {
+	end := bytes.IndexByte(d, ']')
+	if end < 0 {
+		return len(d), false
+	}
+	inner := d[1:end]
+	if bytes.IndexByte(inner, '[') >= 0 || bytes.IndexByte(inner, '"') >= 0 || bytes.IndexByte(inner, '{') >= 0 {
+		return end + 1, false
+	}
+	return end + 1, true
+}
+
+// skipString returns the index just past the string whose contents start
+// at i.
+func skipString(d []byte, i int) int {
+	for i < len(d) {
+		switch d[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return i
+}
+
+// structural marks the bytes that open or close a string, object or array;
+// delimiter those that end a number or literal.
+var structural, delimiter [256]bool
+
+func init() {
+	for _, c := range []byte(`"{}[]`) {
+		structural[c] = true
+	}
+	for _, c := range []byte(",}] \t\n\r") {
+		delimiter[c] = true
+	}
+}

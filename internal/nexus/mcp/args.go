@@ -1,0 +1,250 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// bind turns the named arguments of a call into the command's positional
+// argument values, filling in what was left out, and picks the output
+// action (nil for raw). Every value is checked against its type here, so
+// a bad call fails before any pool is involved, with a -32602 error that
+// names the argument and what it expected.
+func (t *Tool) bind(named map[string]json.RawMessage) ([]any, *manifest.Action, *jsonrpc.Error) {
+	action, err := t.render(named)
+	if err != nil {
+		return nil, nil, err
+	}
+	given := make([]any, len(t.params)) // by index in t.params
+	has := make([]bool, len(t.params))
+	for _, k := range slices.Sorted(maps.Keys(named)) {
+		if k == RenderKey && t.actions != nil {
+			continue
+		}
+		i := t.param(k)
+		if i < 0 {
+			return nil, nil, invalidParams("unknown argument '%s' for tool '%s'%s", k, t.Name, t.accepted())
+		}
+		v, err := decodeValue(&t.params[i], named[k])
+		if err != nil {
+			return nil, nil, invalidParams("invalid value for argument '%s': %v", k, err)
+		}
+		given[i], has[i] = v, true
+	}
+
+	args := make([]any, len(t.cmd.Args))
+	set := make([]bool, len(t.cmd.Args))
+	for i, p := range t.params {
+		if !has[i] || p.kind != argParam {
+			continue
+		}
+		v := given[i]
+		if p.negated {
+			v = !v.(bool)
+		}
+		args[p.arg], set[p.arg] = v, true
+	}
+	var missing []string
+	for i := range t.cmd.Args {
+		a := &t.cmd.Args[i]
+		switch {
+		case set[i]:
+		case a.Kind == manifest.Group:
+			rec, lacking, err := t.record(i, given, has)
+			if err != nil {
+				return nil, nil, err
+			}
+			args[i] = rec
+			missing = append(missing, lacking...)
+		default:
+			v, ok, err := a.Omitted()
+			if err != nil {
+				return nil, nil, internal("argument %d of %s: %v", i+1, t.cmd.Name, err)
+			}
+			if !ok {
+				missing = append(missing, t.keyOf(i, ""))
+			}
+			args[i] = v
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, invalidParams("missing required argument%s '%s' for tool '%s'", plural(len(missing)), strings.Join(missing, "', '"), t.Name)
+	}
+	return args, action, nil
+}
+
+// record builds the value of the unrolled record argument i: each field
+// from its own property when given, else from the whole-record property,
+// else from its default. lacking names the fields that have none of these.
+func (t *Tool) record(i int, given []any, has []bool) (map[string]any, []string, *jsonrpc.Error) {
+	a := &t.cmd.Args[i]
+	var whole map[string]any
+	fields := map[string]any{}
+	for j, p := range t.params {
+		if p.arg != i || !has[j] {
+			continue
+		}
+		switch p.kind {
+		case wholeParam:
+			whole = given[j].(map[string]any)
+		case fieldParam:
+			v := given[j]
+			if p.negated {
+				v = !v.(bool)
+			}
+			fields[p.field] = v
+		}
+	}
+	rec := make(map[string]any, len(a.Fields))
+	var lacking []string
+	for j := range a.Fields {
+		fa := &a.Fields[j]
+		if v, ok := fields[fa.Field]; ok {
+			rec[fa.Field] = v
+			continue
+		}
+		if v, ok := whole[fa.Field]; ok {
+			rec[fa.Field] = v
+			continue
+		}
+		v, ok, err := fa.Omitted()
+		if err != nil {
+			return nil, nil, internal("field %s of %s: %v", fa.Field, t.cmd.Name, err)
+		}
+		if !ok {
+			lacking = append(lacking, t.keyOf(i, fa.Field))
+			continue
+		}
+		rec[fa.Field] = v
+	}
+	return rec, lacking, nil
+}
+
+// decodeValue reads raw as a value of p's type. A record given whole may
+// leave fields out (they come from their own properties or defaults), so
+// only the fields present are read; the result holds those.
+func decodeValue(p *param, raw json.RawMessage) (any, error) {
+	if p.kind != wholeParam {
+		return types.FromJSON(p.typ, raw)
+	}
+	v, err := types.DecodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected an object (record %s), got %s", p.typ.Name, describeJSON(v))
+	}
+	out := make(map[string]any, len(obj))
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		f := p.typ.Field(k)
+		if f == nil {
+			return nil, fmt.Errorf("record %s has no field %q", p.typ.Name, k)
+		}
+		fv, err := types.FromJSONValue(f.Type, obj[k])
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", k, err)
+		}
+		out[k] = fv
+	}
+	return out, nil
+}
+
+// describeJSON names the kind of an untyped JSON value.
+func describeJSON(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	}
+	return "an object"
+}
+
+// render reads the _render property: the output action it names, or nil.
+func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, *jsonrpc.Error) {
+	raw, ok := named[RenderKey]
+	if !ok || t.actions == nil {
+		return nil, nil
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, invalidParams("invalid value for argument '%s': expected a string, got %s", RenderKey, strings.TrimSpace(string(raw)))
+	}
+	if v == RenderRaw {
+		return nil, nil
+	}
+	if a := t.actions[v]; a != nil {
+		return a, nil
+	}
+	return nil, invalidParams("unknown %s '%s' for tool '%s': expected one of %s", RenderKey, v, t.Name, strings.Join(t.renderValues(), ", "))
+}
+
+func (t *Tool) renderValues() []string {
+	for _, p := range t.InputSchema.Properties {
+		if p.Name == RenderKey {
+			return p.Schema.Enum
+		}
+	}
+	return nil
+}
+
+// param is the index in t.params of the property called key, or -1.
+func (t *Tool) param(key string) int {
+	for i := range t.params {
+		if t.params[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// keyOf is the property key of argument i (of its field, for a record).
+func (t *Tool) keyOf(i int, field string) string {
+	for _, p := range t.params {
+		if p.arg == i && p.field == field && p.kind != wholeParam {
+			return p.key
+		}
+	}
+	return field
+}
+
+// accepted lists the tool's property names, for an unknown argument error.
+func (t *Tool) accepted() string {
+	names := make([]string, 0, len(t.InputSchema.Properties))
+	for _, p := range t.InputSchema.Properties {
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 {
+		return " (it takes no arguments)"
+	}
+	return " (it takes " + strings.Join(names, ", ") + ")"
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...)
+}
+
+func internal(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: "+format, args...)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,256 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
+)
+
+// Methods and notifications the server knows.
+const (
+	methodInitialize  = "initialize"
+	methodPing        = "ping"
+	methodToolsList   = "tools/list"
+	methodToolsCall   = "tools/call"
+	notifyInitialized = "notifications/initialized"
+	notifyCancelled   = "notifications/cancelled"
+)
+
+// state is where a session is in the lifecycle.
+type state int
+
+const (
+	fresh       state = iota // nothing but ping and initialize yet
+	initialized              // initialize answered; waiting for notifications/initialized
+	ready                    // the handshake is complete
+)
+
+// Session is one client's conversation with a Server: its place in the
+// lifecycle, its protocol version and its calls in flight. A transport
+// makes one per connection (stdio) or per Mcp-Session-Id (HTTP).
+type Session struct {
+	srv *Server
+
+	mu      sync.Mutex
+	state   state
+	version string
+	calls   map[string]*inflight // by the request id's JSON
+	wg      sync.WaitGroup       // calls in flight
+}
+
+// inflight is a tools/call being run.
+type inflight struct {
+	cancel context.CancelFunc
+	// cancelled is set when the client cancelled the call, whose reply is
+	// then not sent.
+	cancelled bool
+}
+
+// NewSession starts a session with a client.
+func (s *Server) NewSession() *Session {
+	return &Session{srv: s, calls: map[string]*inflight{}}
+}
+
+// Handle handles one incoming message, data. For a request (and for data
+// that is no valid message) reply is called once, with the reply to send,
+// or with nil when there is none to send: the client cancelled the call.
+// For a notification or a response reply is not called.
+//
+// Everything but tools/call is answered before Handle returns, so the
+// lifecycle keeps the order in which messages arrive. A tools/call runs on
+// a goroutine of its own, and Handle returns at once; cancelling ctx (the
+// client went away, the server stops) cancels it. reply may therefore be
+// called from several goroutines at once, and after Handle returns; it
+// must write each reply whole. Handle is safe for concurrent use.
+func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) {
+	m, id, err := jsonrpc.Decode(data)
+	if err != nil {
+		reply(jsonrpc.Fail(id, err))
+		return
+	}
+	ss.HandleMessage(ctx, m, reply)
+}
+
+// HandleMessage is Handle for a message already decoded, by a transport
+// that had to look at it first (Streamable HTTP routes on the method): a
+// large call's arguments are then read once, not twice.
+//
+// A tools/call runs as far as binding its arguments while Decode's check
+// of a large message is still running, and waits for it before it calls
+// anything; everything else waits for it first.
+func (ss *Session) HandleMessage(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+	if !isCall(m) {
+		if err := m.Check(); err != nil {
+			reply(jsonrpc.Fail(jsonrpc.Null, err))
+			return
+		}
+	}
+	switch {
+	case m.IsNotification():
+		ss.notify(m)
+	case m.IsRequest():
+		ss.request(ctx, m, reply)
+	}
+	// A response to a request of ours: the server sends none, so there
+	// is nothing to match it with.
+}
+
+// isCall reports whether m is a tools/call request: the one message that
+// goes on while Decode's check of a large message runs.
+func isCall(m *jsonrpc.Message) bool { return m.IsRequest() && m.Method == methodToolsCall }
+
+// Wait blocks until every tools/call in flight has ended and its reply
+// has been handed to reply.
+func (ss *Session) Wait() { ss.wg.Wait() }
+
+// begun reports whether initialize has succeeded.
+func (ss *Session) begun() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.state != fresh
+}
+
+// Busy reports whether calls are in flight.
+func (ss *Session) Busy() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.calls) > 0
+}
+
+// Cancel cancels every call in flight. Their replies are still sent.
+func (ss *Session) Cancel() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, c := range ss.calls {
+		c.cancel()
+	}
+}
+
+func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+	switch m.Method {
+	case methodPing:
+		reply(jsonrpc.Result(m.ID, struct{}{}))
+	case methodInitialize:
+		reply(ss.initialize(m))
+	case methodToolsList:
+		if err := ss.needReady(); err != nil {
+			reply(jsonrpc.Fail(m.ID, err))
+			return
+		}
+		reply(jsonrpc.ResultJSON(m.ID, ss.listResult()))
+	case methodToolsCall:
+		if err := ss.needReady(); err != nil {
+			reply(jsonrpc.Fail(m.ID, err))
+			return
+		}
+		ss.startCall(ctx, m, reply)
+	default:
+		reply(jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
+	}
+}
+
+func (ss *Session) initialize(m *jsonrpc.Message) []byte {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if len(m.Params) > 0 {
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return jsonrpc.Fail(m.ID, invalidParams("invalid initialize params: %v", err))
+		}
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.state != fresh {
+		return jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the session is already initialized"))
+	}
+	ss.version = negotiate(p.ProtocolVersion)
+	ss.state = initialized
+	return jsonrpc.Result(m.ID, ss.srv.initializeResult(ss.version))
+}
+
+// needReady is the error for a request that needs the handshake done.
+func (ss *Session) needReady() *jsonrpc.Error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	switch ss.state {
+	case fresh:
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first")
+	case initialized:
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the session is not initialized: send notifications/initialized first")
+	}
+	return nil
+}
+
+// hasStructured reports whether protocol version v has structured tool
+// results (2025-06-18 on).
+func hasStructured(v string) bool { return v >= Latest }
+
+func (ss *Session) listResult() []byte {
+	ss.mu.Lock()
+	v := ss.version
+	ss.mu.Unlock()
+	if hasStructured(v) {
+		return ss.srv.list
+	}
+	return ss.srv.listOld
+}
+
+func (ss *Session) notify(m *jsonrpc.Message) {
+	switch m.Method {
+	case notifyInitialized:
+		ss.mu.Lock()
+		if ss.state == initialized {
+			ss.state = ready
+		}
+		ss.mu.Unlock()
+	case notifyCancelled:
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+			return
+		}
+		ss.mu.Lock()
+		if c := ss.calls[string(p.RequestID)]; c != nil {
+			c.cancelled = true
+			c.cancel()
+		}
+		ss.mu.Unlock()
+	}
+	// Other notifications need nothing from a server without
+	// subscriptions.
+}
+
+// startCall registers a tools/call and runs it on a goroutine of its own.
+func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+	key := string(m.ID)
+	ctx, cancel := context.WithCancel(ctx)
+	c := &inflight{cancel: cancel}
+	ss.mu.Lock()
+	if ss.calls[key] != nil {
+		ss.mu.Unlock()
+		cancel()
+		reply(failChecked(m, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id %s is already in use by a call in flight", key)))
+		return
+	}
+	ss.calls[key] = c
+	modern := hasStructured(ss.version)
+	ss.wg.Add(1)
+	ss.mu.Unlock()
+
+	go func() {
+		defer ss.wg.Done()
+		out := ss.srv.call(ctx, m, modern)
+		cancel()
+		ss.mu.Lock()
+		delete(ss.calls, key)
+		cancelled := c.cancelled
+		ss.mu.Unlock()
+		if cancelled {
+			out = nil
+		}
+		reply(out)
+	}()
+}

@@ -1,0 +1,402 @@
+package mcp
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
+)
+
+// Defaults of HTTPOptions.
+const (
+	// DefaultSessionIdle is how long a session lives without a request:
+	// long enough for an agent that pauses between tool calls, short
+	// enough that abandoned sessions do not pile up.
+	DefaultSessionIdle = time.Hour
+	// DefaultMaxSessions caps the session table. A session costs a few
+	// hundred bytes, so the cap is about stopping a client that opens
+	// sessions in a loop, not about memory in normal use.
+	DefaultMaxSessions = 10000
+)
+
+// Headers of the Streamable HTTP transport.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+)
+
+// HTTPOptions configure an HTTPHandler. The zero value works.
+type HTTPOptions struct {
+	// SessionIdle is how long a session may go without a request before it
+	// expires; zero means DefaultSessionIdle.
+	SessionIdle time.Duration
+	// MaxSessions caps the sessions alive at once; zero means
+	// DefaultMaxSessions.
+	MaxSessions int
+}
+
+// HTTPHandler serves a Server over MCP's Streamable HTTP transport: each
+// POST carries one JSON-RPC message, and the reply to a request is the
+// response body (JSON, or a one-event stream for a client that accepts
+// only text/event-stream). Sessions begin with initialize, which answers
+// with an Mcp-Session-Id, and end with DELETE or after SessionIdle without
+// a request. A session belongs to the credentials (the Authorization
+// header) that created it: any other sees it as unknown.
+//
+// HTTPHandler checks nothing about who may call it: put it behind
+// guard.Policy. Its methods are safe for concurrent use.
+type HTTPHandler struct {
+	srv  *Server
+	idle time.Duration
+	max  int
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	closed   bool
+	stop     chan struct{} // closed by Close, ending the sweeper
+}
+
+// httpSession is a Session with what HTTP adds: its owner and its age.
+type httpSession struct {
+	*Session
+	owner [sha256.Size]byte // the SHA-256 of the Authorization header
+	last  time.Time         // of the last request; guarded by HTTPHandler.mu
+}
+
+// NewHTTPHandler returns a handler serving srv. Close it to end its
+// sessions.
+func NewHTTPHandler(srv *Server, opts HTTPOptions) *HTTPHandler {
+	h := &HTTPHandler{srv: srv, idle: opts.SessionIdle, max: opts.MaxSessions,
+		sessions: map[string]*httpSession{}, stop: make(chan struct{})}
+	if h.idle <= 0 {
+		h.idle = DefaultSessionIdle
+	}
+	if h.max <= 0 {
+		h.max = DefaultMaxSessions
+	}
+	go h.sweep()
+	return h
+}
+
+// Sessions is the number of sessions alive.
+func (h *HTTPHandler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// Close ends every session, cancelling their calls, and refuses new ones.
+func (h *HTTPHandler) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	close(h.stop)
+	sessions := h.sessions
+	h.sessions = map[string]*httpSession{}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.Cancel()
+		s.Wait()
+	}
+}
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		// No server-initiated stream: this server never sends requests or
+		// notifications of its own.
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "method not allowed: POST JSON-RPC messages, DELETE to end a session", http.StatusMethodNotAllowed)
+	}
+}
+
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		if guard.TooLarge(err) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "read request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	m, id, rpcErr := jsonrpc.Decode(body)
+	if rpcErr == nil && !isCall(m) {
+		// Only a call goes on while a large message's check runs (see
+		// Session.HandleMessage); its refusals below wait for it.
+		if perr := m.Check(); perr != nil {
+			id, rpcErr = jsonrpc.Null, perr
+		}
+	}
+	if rpcErr != nil {
+		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
+		return
+	}
+	sid := r.Header.Get(HeaderSessionID)
+	var s *httpSession
+	switch {
+	case sid == "" && m.IsRequest() && m.Method == methodInitialize:
+		var status int
+		if s, sid, status = h.open(r); s == nil {
+			msg := "the server is shutting down"
+			if status == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", "60")
+				msg = "too many sessions; try again later"
+			}
+			writeJSON(w, status, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s", msg)))
+			return
+		}
+	case sid == "" && m.IsRequest() && !sessionMethod(m.Method):
+		// A method this server does not have, such as the server/discover
+		// probe of newer clients, is answered as such, with its id, so
+		// that the client falls back to initialize.
+		writeJSON(w, http.StatusOK, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
+		return
+	case sid == "":
+		refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"missing %s header: send initialize first, then the session id it returns with every request", HeaderSessionID))
+		return
+	default:
+		if s = h.lookup(sid, r); s == nil {
+			refuse(w, m, http.StatusNotFound, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"unknown or expired session: initialize a new one"))
+			return
+		}
+		// After initialize, requests say which version they speak.
+		if v := r.Header.Get(HeaderProtocolVersion); v != "" && negotiate(v) != v {
+			refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"unsupported %s: %s (this server speaks %s)", HeaderProtocolVersion, v, strings.Join(supported, ", ")))
+			return
+		}
+	}
+	defer h.touch(s)
+
+	if !m.IsRequest() {
+		s.HandleMessage(r.Context(), m, func([]byte) {})
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	replies := make(chan []byte, 1)
+	s.HandleMessage(r.Context(), m, func(b []byte) { replies <- b })
+	var reply []byte
+	select {
+	case reply = <-replies:
+	case <-r.Context().Done():
+		// The client went away; the call's context (the request's) is
+		// cancelled with it, and there is no one to answer.
+		return
+	}
+	if m.Method == methodInitialize {
+		if !s.begun() {
+			h.drop(sid)
+		} else {
+			w.Header().Set(HeaderSessionID, sid)
+		}
+	}
+	switch {
+	case reply != nil && m.Check() != nil:
+		// A large call that turned out not to be JSON: answered as a
+		// small one is, by Decode above.
+		writeJSON(w, http.StatusBadRequest, reply)
+	case reply == nil:
+		// The client cancelled the call: no reply, by the protocol.
+		w.WriteHeader(http.StatusAccepted)
+	case acceptsOnlyEvents(r.Header.Values("Accept")):
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(append(append([]byte("event: message\ndata: "), reply...), "\n\n"...))
+	default:
+		writeJSON(w, http.StatusOK, reply)
+	}
+}
+
+func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(HeaderSessionID)
+	if sid == "" {
+		http.Error(w, "missing "+HeaderSessionID+" header", http.StatusBadRequest)
+		return
+	}
+	s := h.lookup(sid, r)
+	if s == nil {
+		http.Error(w, "unknown or expired session", http.StatusNotFound)
+		return
+	}
+	h.drop(sid)
+	s.Cancel()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// open starts a session for the client of r. On failure it returns the
+// status to answer: 503 when the table is full, 410 when closed.
+func (h *HTTPHandler) open(r *http.Request) (*httpSession, string, int) {
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, "", http.StatusInternalServerError
+	}
+	sid := hex.EncodeToString(raw[:])
+	s := &httpSession{Session: h.srv.NewSession(), owner: owner(r), last: time.Now()}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, "", http.StatusGone
+	}
+	if len(h.sessions) >= h.max {
+		h.expireLocked(time.Now())
+		if len(h.sessions) >= h.max {
+			return nil, "", http.StatusServiceUnavailable
+		}
+	}
+	h.sessions[sid] = s
+	return s, sid, 0
+}
+
+// lookup returns the session sid when it is alive and belongs to the
+// client of r, else nil.
+func (h *HTTPHandler) lookup(sid string, r *http.Request) *httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[sid]
+	if s == nil || s.owner != owner(r) {
+		return nil
+	}
+	if h.expiredLocked(s, time.Now()) {
+		delete(h.sessions, sid)
+		return nil
+	}
+	s.last = time.Now()
+	return s
+}
+
+func (h *HTTPHandler) touch(s *httpSession) {
+	h.mu.Lock()
+	s.last = time.Now()
+	h.mu.Unlock()
+}
+
+func (h *HTTPHandler) drop(sid string) {
+	h.mu.Lock()
+	delete(h.sessions, sid)
+	h.mu.Unlock()
+}
+
+// sweep ends idle sessions now and then, so that clients that never come
+// back do not keep theirs forever.
+func (h *HTTPHandler) sweep() {
+	every := min(max(h.idle/4, 10*time.Millisecond), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case now := <-t.C:
+			h.mu.Lock()
+			h.expireLocked(now)
+			h.mu.Unlock()
+		}
+	}
+}
+
+func (h *HTTPHandler) expireLocked(now time.Time) {
+	for sid, s := range h.sessions {
+		if h.expiredLocked(s, now) {
+			delete(h.sessions, sid)
+			s.Cancel()
+		}
+	}
+}
+
+// expiredLocked reports whether s has been idle too long. A session with
+// a call in flight is not idle.
+func (h *HTTPHandler) expiredLocked(s *httpSession, now time.Time) bool {
+	return now.Sub(s.last) > h.idle && !s.Busy()
+}
+
+// sessionMethod reports whether method is one a session serves.
+func sessionMethod(method string) bool {
+	switch method {
+	case methodInitialize, methodPing, methodToolsList, methodToolsCall:
+		return true
+	}
+	return false
+}
+
+// owner identifies the credentials of r. Hashing keeps the token itself
+// out of the session table.
+func owner(r *http.Request) [sha256.Size]byte {
+	return sha256.Sum256([]byte(r.Header.Get("Authorization")))
+}
+
+// idOf is the id to echo in an error about m: its own, or null.
+func idOf(m *jsonrpc.Message) []byte {
+	if m.ID != nil {
+		return m.ID
+	}
+	return jsonrpc.Null
+}
+
+// acceptsOnlyEvents reports whether an Accept header admits
+// text/event-stream but not JSON.
+func acceptsOnlyEvents(accept []string) bool {
+	events, json := false, false
+	for _, a := range accept {
+		for _, part := range strings.Split(a, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "text/event-stream":
+				events = true
+			case "application/json", "application/*", "*/*":
+				json = true
+			}
+		}
+	}
+	return events && !json
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// refuse answers m with status and err, or with 400 and the parse error
+// when m turns out not to be JSON.
+func refuse(w http.ResponseWriter, m *jsonrpc.Message, status int, err *jsonrpc.Error) {
+	if perr := m.Check(); perr != nil {
+		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(jsonrpc.Null, perr))
+		return
+	}
+	writeJSON(w, status, jsonrpc.Fail(idOf(m), err))
+}
+
+// readBody reads a request's body. A body of known length (as clients send
+// a call's arguments) is read into one buffer of that size; io.ReadAll
+// would grow one from 512 bytes, copying a 2 MB call's arguments twice
+// over. The length is trusted up to guard.DefaultMaxBody only: the guard
+// in front has refused longer ones, and without it a lying header must not
+// reserve gigabytes.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= guard.DefaultMaxBody {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(r.Body)
+}

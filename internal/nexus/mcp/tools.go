@@ -1,0 +1,263 @@
+package mcp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// RenderKey is the property that chooses a command's output action.
+const RenderKey = "_render"
+
+// RenderRaw is the _render value that applies no output action.
+const RenderRaw = "raw"
+
+// Tool is one command of a program, served as an MCP tool: its schema, and
+// how the named arguments of a call bind to the command's arguments.
+type Tool struct {
+	Name         string
+	Description  string
+	InputSchema  *Schema
+	OutputSchema *Schema // nil unless the command returns a record
+
+	cmd    *manifest.Command
+	d      *dispatch.Dispatcher
+	params []param // the properties of InputSchema but _render, in order
+	// actions maps each _render value but RenderRaw to its action.
+	actions map[string]*manifest.Action
+}
+
+// param says which argument (or record field) one property stands for.
+type param struct {
+	key  string
+	arg  int         // index in cmd.Args
+	typ  *types.Type // what a value given for it must be
+	kind paramKind
+	// field is the record field of a fieldParam.
+	field string
+	// negated marks a flag known by its negation: true means the flag's
+	// argument is false.
+	negated bool
+}
+
+type paramKind int
+
+const (
+	argParam   paramKind = iota // a positional, option or flag
+	fieldParam                  // one field of an unrolled record
+	wholeParam                  // an unrolled record given whole
+)
+
+// Skipped is a command that is not served as a tool, and why.
+type Skipped struct {
+	Command string
+	Reason  string
+}
+
+func (s Skipped) String() string {
+	return fmt.Sprintf("command %s is not served as an MCP tool: %s", s.Command, s.Reason)
+}
+
+// NewTools makes the tools of program m, one per command in manifest
+// order, run by d. prefix is put before every tool name (nexus serve names
+// tools <module>__<command>). Commands that cannot be tools are left out
+// and returned as skipped.
+func NewTools(m *manifest.Manifest, d *dispatch.Dispatcher, prefix string) ([]*Tool, []Skipped) {
+	var tools []*Tool
+	var skipped []Skipped
+	for i := range m.Commands {
+		c := &m.Commands[i]
+		t, err := newTool(c, d, prefix+c.Name)
+		if err != nil {
+			skipped = append(skipped, Skipped{Command: c.Name, Reason: err.Error()})
+			continue
+		}
+		tools = append(tools, t)
+	}
+	return tools, skipped
+}
+
+func newTool(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error) {
+	if !manifest.IsToolName(name) {
+		return nil, fmt.Errorf("the tool name %q does not match %s", name, manifest.ToolNamePattern)
+	}
+	t := &Tool{
+		Name:        name,
+		Description: docText(c.Doc),
+		InputSchema: &Schema{Types: []string{"object"}, Properties: []Property{}, Additional: AdditionalFalse},
+		cmd:         c,
+		d:           d,
+	}
+	seen := map[string]string{} // property key → the argument that took it
+	add := func(p param, s *Schema, required bool, owner string) error {
+		if prev, ok := seen[p.key]; ok {
+			return fmt.Errorf("%s and %s would both be the property %q", prev, owner, p.key)
+		}
+		seen[p.key] = owner
+		t.InputSchema.Properties = append(t.InputSchema.Properties, Property{Name: p.key, Schema: s})
+		if required {
+			t.InputSchema.Required = append(t.InputSchema.Required, p.key)
+		}
+		if p.key != RenderKey {
+			t.params = append(t.params, p)
+		}
+		return nil
+	}
+	positional := 0
+	for i := range c.Args {
+		a := &c.Args[i]
+		if a.Stdin {
+			return nil, fmt.Errorf("it reads standard input")
+		}
+		switch a.Kind {
+		case manifest.Positional:
+			positional++
+			if a.Type.Kind == types.Unit {
+				// `()` has one value: nothing for a client to give.
+				continue
+			}
+			key := a.Name
+			if key == "" {
+				key = fmt.Sprintf("_%d", positional)
+			}
+			s, required, err := argSchema(a)
+			if err != nil {
+				return nil, err
+			}
+			if err := add(param{key: key, arg: i, typ: a.Type}, s, required, "argument "+key); err != nil {
+				return nil, err
+			}
+		case manifest.Option, manifest.Flag:
+			p, s, required, err := optionParam(a, i)
+			if err != nil {
+				return nil, err
+			}
+			if err := add(p, s, required, "option "+p.key); err != nil {
+				return nil, err
+			}
+		case manifest.Group:
+			whole := a.Short != "" || a.Long != ""
+			for j := range a.Fields {
+				fa := &a.Fields[j]
+				p, s, required, err := optionParam(fa, i)
+				if err != nil {
+					return nil, err
+				}
+				p.kind, p.field = fieldParam, fa.Field
+				if err := add(p, s, required && !whole, "field "+fa.Field); err != nil {
+					return nil, err
+				}
+			}
+			if whole {
+				s := recordSchema(a.Type, false)
+				s.Description = joinText(docText(a.Doc), "Fields left out take their own properties' values, else their defaults.")
+				if err := add(param{key: a.Name, arg: i, typ: a.Type, kind: wholeParam}, s, false, "record "+a.Type.Name); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, fmt.Errorf("argument %d has unknown kind %q", i+1, a.Kind)
+		}
+	}
+	if len(c.Actions) > 0 {
+		t.actions = map[string]*manifest.Action{}
+		enum := []string{RenderRaw}
+		for i := range c.Actions {
+			act := &c.Actions[i]
+			// An action is known by its long name, else its short one;
+			// one called raw (`render: -r/--raw=f`, a common spelling)
+			// by its other name, since raw means no action.
+			v := ""
+			for _, name := range []string{act.Long, act.Short} {
+				if name != "" && name != RenderRaw && t.actions[name] == nil {
+					v = name
+					break
+				}
+			}
+			if v == "" {
+				return nil, fmt.Errorf("output action %s has no name left for %s", firstOf(act.Long, act.Short), RenderKey)
+			}
+			t.actions[v] = act
+			enum = append(enum, v)
+		}
+		s := &Schema{
+			Types:       []string{"string"},
+			Description: "How to present the result: raw, or through one of the command's output actions.",
+			Enum:        enum,
+			Default:     []byte(`"raw"`),
+		}
+		if err := add(param{key: RenderKey}, s, false, "the output actions"); err != nil {
+			return nil, err
+		}
+	}
+	if c.Return.Kind == types.Record {
+		t.OutputSchema = recordSchema(c.Return, true)
+	}
+	return t, nil
+}
+
+// optionParam is the property of an option or flag (or a field of an
+// unrolled record, which is one).
+func optionParam(a *manifest.Arg, i int) (param, *Schema, bool, error) {
+	p := param{key: a.Name, arg: i, typ: a.Type}
+	if p.key == "" {
+		p.key = a.Field
+	}
+	p.negated = a.OnlyNegation()
+	s, required, err := argSchema(a)
+	return p, s, required, err
+}
+
+// argSchema is the schema of an argument's property, and whether the
+// property is required: when the argument has no value of its own if left
+// out (manifest.Arg.Omitted).
+func argSchema(a *manifest.Arg) (*Schema, bool, error) {
+	_, ok, err := a.Omitted()
+	if err != nil {
+		return nil, false, fmt.Errorf("argument %s: %w", firstOf(a.Name, a.Field), err)
+	}
+	s := typeSchema(a.Type)
+	desc, def := docText(a.Doc), a.Default
+	if a.OnlyNegation() {
+		// The property is the negation: its default is the opposite.
+		desc = joinText(desc, "(true means "+flagLabel(a.FalseLong, a.FalseShort)+")")
+		if v, ok, err := a.Omitted(); ok && err == nil {
+			def = []byte(strconv.FormatBool(!v.(bool)))
+		}
+	}
+	s.Description = withDefault(desc, def)
+	return s, !ok, nil
+}
+
+// flagLabel is a flag as typed on the command line.
+func flagLabel(long, short string) string {
+	if long != "" {
+		return "--" + long
+	}
+	return "-" + short
+}
+
+// docText joins docstring lines into a description.
+func docText(lines []string) string {
+	return strings.Join(lines, "\n")
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,308 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nexus-run/nexus/internal/codegen"
+	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// compile compiles a .loc program (with a Python source fns.py holding
+// pyFuncs) and returns its manifest.
+func compile(t testing.TB, loc, py string) *manifest.Manifest {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.loc"), []byte(loc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fns.py"), []byte(py), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := codegen.Compile(filepath.Join(dir, "main.loc"))
+	if err != nil {
+		t.Fatalf("compile:\n%v", err)
+	}
+	return prog.Manifest
+}
+
+// surface is a program with one command per row of mcp.md's property
+// table, plus commands that cannot be tools.
+const surface = `
+module surface (pos, opts, kinds, unrolled, whole, point, acts, fromstdin, clash)
+import root-py
+source Py from "fns.py" ("show2" as showPos, "show3" as showOpts, "show3" as showKinds, "show1" as showSettings, "show1" as showConfig, "show2" as showClash, "lines")
+
+showPos :: Str -> Int -> Str
+showOpts :: Real -> Bool -> Bool -> Str
+showKinds :: ?Int -> Map Str [Int] -> (Int, Str) -> Str
+showSettings :: Settings -> Str
+showConfig :: Config -> Str
+showClash :: Int -> Int -> Str
+lines :: [Int] -> Str
+
+--' Settings of a run.
+--' unroll: true
+record Settings where
+  --' Where files go
+  --' default: "/tmp"
+  tmp_dir :: Str
+  --' How many threads
+  --' arg: -t/--threads
+  threads :: Int
+  --' Be chatty
+  --' true: --verbose
+  --' default: false
+  verbose :: Bool
+
+record Py => Settings = "dict"
+
+--' Settings, also given whole.
+--' unroll: true
+--' arg: --config
+record Config where
+  --' default: 1
+  level :: Int
+  name :: Str
+
+record Py => Config = "dict"
+
+record Point where
+  --' Across
+  x :: Real
+  --' Up
+  y :: Real
+
+record Py => Point = "dict"
+
+--' Two positionals.
+--' Second line.
+pos ::
+  --' @name word
+  --' A word
+  Str ->
+  Int ->
+  Str
+pos w n = showPos w n
+
+--' An option and a flag.
+opts ::
+  --' The factor
+  --' arg: -f/--factor
+  --' default: 1.5
+  Real ->
+  --' true: --clean
+  Bool ->
+  --' false: --no-color
+  Bool ->
+  Str
+opts f c k = showOpts f c k
+
+--' Optionals, a map and a tuple.
+kinds ::
+  ?Int ->
+  Map Str [Int] ->
+  (Int, Str) ->
+  Str
+kinds a b c = showKinds a b c
+
+unrolled :: Settings -> Str
+unrolled s = showSettings s
+
+whole :: Config -> Str
+whole c = showConfig c
+
+--' A record result.
+point :: Real -> Point
+point x = {x = x, y = 2.0}
+
+--' Output actions.
+--' with: -l/--lines=lines
+--' render: -r/--raw=lines
+acts :: [Int] -> [Int]
+acts xs = xs
+
+--' Reads standard input.
+fromstdin ::
+  --' stdin: true
+  Str ->
+  Str
+fromstdin s = s
+
+--' Two properties called size.
+clash ::
+  --' @name size
+  Int ->
+  --' arg: --size
+  --' default: 1
+  Int ->
+  Str
+clash a b = showClash a b
+`
+
+const surfacePy = `
+def show1(a): return repr(a)
+def show2(a, b): return repr((a, b))
+def show3(a, b, c): return repr((a, b, c))
+def lines(xs): return "\n".join(map(str, xs))
+`
+
+func surfaceTools(t *testing.T) ([]*Tool, []Skipped) {
+	t.Helper()
+	m := compile(t, surface, surfacePy)
+	return NewTools(m, &dispatch.Dispatcher{M: m}, "")
+}
+
+func TestToolSchemas(t *testing.T) {
+	tools, _ := surfaceTools(t)
+	want := map[string]string{
+		"pos": `{"name":"pos","description":"Two positionals.\nSecond line.","inputSchema":{"type":"object","properties":{
+			"word":{"type":"string","description":"A word"},
+			"_2":{"type":"integer"}},"required":["word","_2"],"additionalProperties":false}}`,
+		"opts": `{"name":"opts","description":"An option and a flag.","inputSchema":{"type":"object","properties":{
+			"factor":{"type":"number","description":"The factor (default: 1.5)"},
+			"clean":{"type":"boolean","description":"(default: false)"},
+			"no-color":{"type":"boolean","description":"(true means --no-color) (default: false)"}},"required":[],"additionalProperties":false}}`,
+		"kinds": `{"name":"kinds","description":"Optionals, a map and a tuple.","inputSchema":{"type":"object","properties":{
+			"_1":{"type":["integer","null"]},
+			"_2":{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer"}}},
+			"_3":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2,"maxItems":2}},
+			"required":["_2","_3"],"additionalProperties":false}}`,
+		"unrolled": `{"name":"unrolled","inputSchema":{"type":"object","properties":{
+			"tmp_dir":{"type":"string","description":"Where files go (default: \"/tmp\")"},
+			"threads":{"type":"integer","description":"How many threads"},
+			"verbose":{"type":"boolean","description":"Be chatty (default: false)"}},
+			"required":["threads"],"additionalProperties":false}}`,
+		"whole": `{"name":"whole","inputSchema":{"type":"object","properties":{
+			"level":{"type":"integer","description":"(default: 1)"},
+			"name":{"type":"string"},
+			"config":{"type":"object","description":"Settings, also given whole. Fields left out take their own properties' values, else their defaults.",
+				"properties":{"level":{"type":"integer","description":"(default: 1)"},"name":{"type":"string"}},"required":[],"additionalProperties":false}},
+			"required":[],"additionalProperties":false}}`,
+		"point": `{"name":"point","description":"A record result.","inputSchema":{"type":"object","properties":{"_1":{"type":"number"}},"required":["_1"],"additionalProperties":false},
+			"outputSchema":{"type":"object","properties":{"x":{"type":"number","description":"Across"},"y":{"type":"number","description":"Up"}},"required":["x","y"],"additionalProperties":false}}`,
+		"acts": `{"name":"acts","description":"Output actions.","inputSchema":{"type":"object","properties":{
+			"_1":{"type":"array","items":{"type":"integer"}},
+			"_render":{"type":"string","description":"How to present the result: raw, or through one of the command's output actions.","enum":["raw","lines","r"],"default":"raw"}},
+			"required":["_1"],"additionalProperties":false}}`,
+	}
+	got := map[string]string{}
+	for _, tool := range tools {
+		got[tool.Name] = string(encodeList([]*Tool{tool}, true))
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("no tool %s", name)
+			continue
+		}
+		wantList := `{"tools":[` + w + `]}`
+		if !sameJSON(t, g, wantList) {
+			t.Errorf("tool %s:\n got %s\nwant %s", name, g, compactJSON(t, wantList))
+		}
+	}
+}
+
+func TestSkippedCommands(t *testing.T) {
+	tools, skipped := surfaceTools(t)
+	var names []string
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+	}
+	if got, want := strings.Join(names, " "), "pos opts kinds unrolled whole point acts"; got != want {
+		t.Errorf("tools: got %s, want %s", got, want)
+	}
+	if len(skipped) != 2 {
+		t.Fatalf("skipped: got %v, want fromstdin and clash", skipped)
+	}
+	for i, want := range []string{
+		"command fromstdin is not served as an MCP tool: it reads standard input",
+		`command clash is not served as an MCP tool: argument size and option size would both be the property "size"`,
+	} {
+		if got := skipped[i].String(); got != want {
+			t.Errorf("skipped[%d]: got %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestTypeSchemas(t *testing.T) {
+	rec := &types.Type{Kind: types.Record, Name: "R", Fields: []types.Field{
+		{Name: "a", Type: types.IntType},
+		{Name: "b", Type: types.OptionalOf(types.StrType)},
+		{Name: "c", Type: types.RealType, Default: []byte("2.5")},
+	}}
+	for _, tc := range []struct {
+		t    *types.Type
+		want string
+	}{
+		{types.IntType, `{"type":"integer"}`},
+		{types.RealType, `{"type":"number"}`},
+		{types.StrType, `{"type":"string"}`},
+		{types.BoolType, `{"type":"boolean"}`},
+		{types.UnitType, `{"type":"null"}`},
+		{types.ListOf(types.RealType), `{"type":"array","items":{"type":"number"}}`},
+		{types.OptionalOf(types.ListOf(types.IntType)), `{"type":["array","null"],"items":{"type":"integer"}}`},
+		{types.OptionalOf(types.UnitType), `{"type":"null"}`},
+		{types.MapOf(types.StrType, types.IntType), `{"type":"object","additionalProperties":{"type":"integer"}}`},
+		{types.MapOf(types.IntType, types.StrType), `{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2,"maxItems":2}}`},
+		{types.TupleOf(types.IntType, types.BoolType, types.StrType), `{"type":"array","prefixItems":[{"type":"integer"},{"type":"boolean"},{"type":"string"}],"minItems":3,"maxItems":3}`},
+		{rec, `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)"}},"required":["a"],"additionalProperties":false}`},
+		{types.OptionalOf(rec), `{"type":["object","null"],"properties":{"a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)"}},"required":["a"],"additionalProperties":false}`},
+	} {
+		got, err := json.Marshal(typeSchema(tc.t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.t, got, tc.want)
+		}
+	}
+}
+
+func TestSchemaEscapesText(t *testing.T) {
+	s := &Schema{Types: []string{"object"}, Description: "a \"quoted\"\nline", Properties: []Property{{Name: `we"ird`, Schema: &Schema{Types: []string{"string"}}}}}
+	got, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("not JSON: %s: %v", got, err)
+	}
+	if back["description"] != "a \"quoted\"\nline" {
+		t.Errorf("description: got %q", back["description"])
+	}
+}
+
+func TestPrefixedToolNames(t *testing.T) {
+	m := compile(t, surface, surfacePy)
+	tools, _ := NewTools(m, &dispatch.Dispatcher{M: m}, "surface__")
+	if tools[0].Name != "surface__pos" {
+		t.Errorf("prefixed name: got %s", tools[0].Name)
+	}
+	long := strings.Repeat("m", 60) + "__"
+	tools, skipped := NewTools(m, &dispatch.Dispatcher{M: m}, long)
+	if len(tools) != 0 || len(skipped) != len(m.Commands) {
+		t.Errorf("names over 64 characters: got %d tools, %d skipped", len(tools), len(skipped))
+	}
+}
+
+func sameJSON(t *testing.T, a, b string) bool {
+	t.Helper()
+	return compactJSON(t, a) == compactJSON(t, b)
+}
+
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("bad JSON %s: %v", s, err)
+	}
+	return b.String()
+}

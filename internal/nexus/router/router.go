@@ -1,0 +1,229 @@
+// Package router serves several programs behind one HTTP endpoint (nexus
+// serve): MCP at /mcp, with every command a tool named
+// <module>__<command>, and beside it a JSON API for clients that are not
+// MCP clients: POST /call/<module>/<command>, GET /discover, GET /health.
+//
+// Each program keeps its own pools, started on first use and supervised.
+// Both the MCP tools and the JSON API call commands through the same
+// mcp.Server, so an argument means the same on both.
+package router
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
+	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// Separator joins a module's name and a command's in a tool name.
+const Separator = "__"
+
+// Options configure a Router. The zero value works.
+type Options struct {
+	MCP  mcp.Options
+	HTTP mcp.HTTPOptions
+	Pool pool.Options
+	// Log receives a line for each command that cannot be a tool.
+	// Nil means io.Discard.
+	Log io.Writer
+}
+
+// Router is several programs behind one http.Handler.
+type Router struct {
+	programs []*program
+	byModule map[string]*program
+	srv      *mcp.Server
+	mcp      *mcp.HTTPHandler
+	mux      *http.ServeMux
+}
+
+// program is one program served by a Router.
+type program struct {
+	module string
+	m      *manifest.Manifest
+	pools  *pool.Supervisor
+	tools  []*mcp.Tool
+}
+
+// New returns a Router serving the programs ms, each known by its module
+// name, which must differ. It starts no pool.
+func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	rt := &Router{byModule: map[string]*program{}}
+	var all []*mcp.Tool
+	for _, m := range ms {
+		if prev := rt.byModule[m.Name]; prev != nil {
+			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.m.Dir, m.Dir)
+		}
+		p := &program{module: m.Name, m: m, pools: pool.New(m, opts.Pool)}
+		d := &dispatch.Dispatcher{M: m, Pools: p.pools}
+		tools, skipped := mcp.NewTools(m, d, m.Name+Separator)
+		for _, s := range skipped {
+			fmt.Fprintf(opts.Log, "nexus: %s: %s\n", m.Name, s)
+		}
+		p.tools = tools
+		all = append(all, tools...)
+		rt.programs = append(rt.programs, p)
+		rt.byModule[m.Name] = p
+	}
+	rt.srv = mcp.NewServer("nexus", all, opts.MCP)
+	rt.mcp = mcp.NewHTTPHandler(rt.srv, opts.HTTP)
+	rt.mux = http.NewServeMux()
+	rt.mux.Handle("/mcp", rt.mcp)
+	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
+	rt.mux.HandleFunc("GET /discover", rt.discover)
+	rt.mux.HandleFunc("GET /health", rt.health)
+	return rt, nil
+}
+
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
+
+// MCP is the Router's MCP handler, to see its sessions.
+func (rt *Router) MCP() *mcp.HTTPHandler { return rt.mcp }
+
+// Close ends the MCP sessions and stops every program's pools.
+func (rt *Router) Close() error {
+	rt.mcp.Close()
+	var errs []error
+	for _, p := range rt.programs {
+		errs = append(errs, p.pools.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// call runs a command: the body holds its arguments by name, as an MCP
+// client gives them.
+func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
+	module, command := r.PathValue("module"), r.PathValue("command")
+	p := rt.byModule[module]
+	if p == nil {
+		guard.Error(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
+		return
+	}
+	name := module + Separator + command
+	if rt.srv.Tool(name) == nil {
+		guard.Error(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if guard.TooLarge(err) {
+			guard.Error(w, http.StatusRequestEntityTooLarge, "request body too large")
+			return
+		}
+		guard.Error(w, http.StatusBadRequest, "read request body: "+err.Error())
+		return
+	}
+	var named map[string]json.RawMessage
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &named); err != nil {
+			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+err.Error())
+			return
+		}
+	}
+	res, err := rt.srv.Call(r.Context(), name, named)
+	var bad *jsonrpc.Error
+	var down *pool.UnavailableError
+	switch {
+	case err == nil:
+		out := append([]byte(`{"result":`), res.Value...)
+		writeJSON(w, http.StatusOK, append(out, '}'))
+	case errors.As(err, &bad):
+		guard.Error(w, http.StatusBadRequest, bad.Message)
+	case errors.As(err, &down):
+		if down.RetryAfter > 0 {
+			w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(down.RetryAfter.Seconds()))))
+		}
+		guard.Error(w, http.StatusServiceUnavailable, err.Error())
+	case r.Context().Err() != nil:
+		// The client went away: there is no one to answer.
+	default:
+		guard.Error(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+// discover lists the programs and their tools, as MCP's tools/list shows
+// them, with the path that calls each through the JSON API.
+func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
+	type tool struct {
+		Call string    `json:"call"`
+		Tool *mcp.Tool `json:"tool"`
+	}
+	type prog struct {
+		Module      string `json:"module"`
+		Description string `json:"description,omitempty"`
+		Tools       []tool `json:"tools"`
+	}
+	out := struct {
+		Programs []prog `json:"programs"`
+	}{Programs: []prog{}}
+	for _, p := range rt.programs {
+		pr := prog{Module: p.module, Description: strings.Join(p.m.Doc, "\n"), Tools: []tool{}}
+		for _, t := range p.tools {
+			command := strings.TrimPrefix(t.Name, p.module+Separator)
+			pr.Tools = append(pr.Tools, tool{Call: "/call/" + p.module + "/" + command, Tool: t})
+		}
+		out.Programs = append(out.Programs, pr)
+	}
+	writeValue(w, http.StatusOK, out)
+}
+
+// health reports each program's pools.
+func (rt *Router) health(w http.ResponseWriter, r *http.Request) {
+	type prog struct {
+		Module string        `json:"module"`
+		Pools  []pool.Status `json:"pools"`
+	}
+	out := struct {
+		Status   string `json:"status"`
+		Sessions int    `json:"mcp_sessions"`
+		Programs []prog `json:"programs"`
+	}{Status: "ok", Sessions: rt.mcp.Sessions(), Programs: []prog{}}
+	for _, p := range rt.programs {
+		st := p.pools.Status()
+		for _, s := range st {
+			if s.State == "held" {
+				out.Status = "degraded"
+			}
+		}
+		out.Programs = append(out.Programs, prog{Module: p.module, Pools: st})
+	}
+	writeValue(w, http.StatusOK, out)
+}
+
+func (rt *Router) modules() []string {
+	names := make([]string, len(rt.programs))
+	for i, p := range rt.programs {
+		names[i] = p.module
+	}
+	slices.Sort(names)
+	return names
+}
+
+func writeValue(w http.ResponseWriter, status int, v any) {
+	out, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encode reply: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, status, out)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}

@@ -1,0 +1,159 @@
+// Package pooltest runs real pools under a Supervisor in tests: the
+// supervisor's stderr is captured, and when the test ends it is closed and
+// checked for leftovers (child processes, files in its socket folder).
+// The pool runtimes' tests and the supervisor's own use it; its Buffer
+// serves the integration tests and benchmarks too.
+package pooltest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nexus-run/nexus/internal/codegen/sourced"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+)
+
+// Buffer is a bytes.Buffer safe for concurrent writers and readers: the
+// supervisor's goroutines, or the copying of a child's stderr while a test
+// or benchmark reads it.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Supervise returns a Supervisor for m with opts, its stderr captured
+// unless opts.Stderr is set, and its sockets in a private temporary
+// folder. When the test ends it is closed, and the test fails if a child
+// process or a file in that folder is left.
+func Supervise(t testing.TB, m *manifest.Manifest, opts pool.Options) (*pool.Supervisor, *Buffer) {
+	t.Helper()
+	stderr := &Buffer{}
+	if opts.Stderr == nil {
+		opts.Stderr = stderr
+	}
+	// Short, so the socket path stays under the 107 bytes Unix allows.
+	tmp, err := os.MkdirTemp("", "nexus-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.TempDir = tmp
+	s := pool.New(m, opts)
+	t.Cleanup(func() {
+		defer os.RemoveAll(tmp)
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if kids := Children(); len(kids) > 0 {
+			t.Errorf("processes left after Close: %v", kids)
+		}
+		entries, _ := os.ReadDir(tmp)
+		for _, e := range entries {
+			t.Errorf("left in the temp folder after Close: %s", e.Name())
+		}
+	})
+	return s, stderr
+}
+
+// Call runs function id of m with args (canonical values) and decodes the
+// result; an encoding or decoding failure fails the test, a failure of
+// the call is returned.
+func Call(t testing.TB, s *pool.Supervisor, m *manifest.Manifest, id int, args ...any) (any, error) {
+	t.Helper()
+	f := &m.Functions[id]
+	data, err := types.EncodeArgs(f.Args, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Call(context.Background(), f, data)
+	if err != nil {
+		return nil, err
+	}
+	v, err := types.DecodeMsgpackBytes(f.Return, res)
+	if err != nil {
+		t.Fatalf("decode result of %s: %v", f.Name, err)
+	}
+	return v, nil
+}
+
+// Children lists the live (not zombie) processes whose parent is this
+// test process, as "pid command".
+func Children() []string {
+	self := os.Getpid()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var kids []string
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...
+		s := string(data)
+		close := strings.LastIndexByte(s, ')')
+		if close < 0 {
+			continue
+		}
+		fields := strings.Fields(s[close+2:])
+		if len(fields) < 3 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		if ppid == self && fields[0] != "Z" {
+			kids = append(kids, filepath.Base(d)+" "+s[strings.IndexByte(s, '(')+1:close])
+		}
+	}
+	return kids
+}
+
+// Fn is one function of a test program: its name in the source, its
+// argument types and its result type.
+type Fn struct {
+	Source string
+	Args   []*types.Type
+	Return *types.Type
+}
+
+// Writer is a pool generator's Write (python.Write, cpp.Write, golang.Write).
+type Writer func(dir, buildDir string, fns []sourced.Function) ([]string, error)
+
+// Program generates, with write, a lang pool serving fns from the source
+// file src, in the build folder root/prog-build, and returns the program's
+// validated manifest. Function i has id i and is named by its source name.
+func Program(root, lang, src string, write Writer, fns []Fn) (*manifest.Manifest, error) {
+	build := filepath.Join(root, "prog-build")
+	m := &manifest.Manifest{Nexus: manifest.NexusVersion, Name: "prog", Dir: build}
+	for i, f := range fns {
+		m.Functions = append(m.Functions, manifest.Function{
+			ID: i, Name: f.Source, Source: f.Source, Pool: lang, Args: f.Args, Return: f.Return,
+		})
+	}
+	served := make([]sourced.Function, len(m.Functions))
+	for i := range m.Functions {
+		served[i] = sourced.Function{Spec: &m.Functions[i], File: src}
+	}
+	cmd, err := write(filepath.Join(build, "pools", lang), build, served)
+	if err != nil {
+		return nil, err
+	}
+	m.Pools = []manifest.Pool{{Lang: lang, Command: cmd}}
+	return m, m.Validate()
+}
