@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -11,89 +12,32 @@ import (
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
-// languageExample is the complete example of docs/language.md, verbatim.
-const languageExample = `--' Tools for working with molecules and numbers.
-module chem (weight, capped, stats, scaled, describe, answer)
-
-import root-py
-import root-cpp
-
-source Py from "chem.py" ("molecular_weight" as weightPy, "describe_config")
-source Cpp from "stats.hpp" ("summarize" as summarizeCpp, "scale")
-source Go from "mathx.go" ("Clamp" as clamp)
-
-weightPy        :: Str -> Real
-describe_config :: Settings -> Str
-summarizeCpp    :: [Real] -> Summary
-scale           :: Real -> [Real] -> [Real]
-clamp           :: Real -> Real -> Real -> Real
-
---' Options for describe.
---' unroll: true
-record Settings where
-  --' Output precision
-  --' arg: -p/--precision
-  --' default: 3
-  precision :: Int
-  --' Include hydrogens
-  --' true:  --hydrogens
-  --' false: --no-hydrogens
-  --' default: false
-  hydrogens :: Bool
-
-record Py => Settings = "dict"
-
-record Summary where
-  mean :: Real
-  sd   :: Real
-
-record Cpp => Summary = "summary_t"
-
---' Molecular weight of a SMILES string
---' return: weight in daltons
-weight ::
-  --' @name smiles
-  Str ->
-  Real
-weight s = weightPy s
-
---' Molecular weight, capped to a range (Python result fed to Go)
-capped ::
-  --' @name smiles
-  Str ->
-  --' arg: --max
-  --' default: 500.0
-  Real ->
-  Real
-capped s hi = clamp 0.0 hi (weightPy s)
-
---' Mean and standard deviation of some numbers
-stats ::
-  --' many: true
-  [Real] ->
-  Summary
-stats xs = summarizeCpp xs
-
---' Scale numbers by a factor
-scaled ::
-  --' arg: -f/--factor
-  --' default: 1.0
-  Real ->
-  [Real] ->
-  [Real]
-scaled f xs = scale f xs
-
---' Describe the settings
-describe :: Settings -> Str
-describe s = describe_config s
-
---' The answer, computed without any pool
-answer :: Int
-answer = 42
-`
+// languageExample is the complete example of docs/language.md, read from
+// the document itself (its first code block after "## A complete
+// example"), so the reference cannot show a program the compiler rejects.
+func languageExample(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "language.md"))
+	if err != nil {
+		t.Fatalf("read the language reference: %v", err)
+	}
+	_, rest, ok := strings.Cut(string(data), "\n## A complete example\n")
+	if !ok {
+		t.Fatal("docs/language.md has no section \"A complete example\"")
+	}
+	_, rest, ok = strings.Cut(rest, "\n```\n")
+	if !ok {
+		t.Fatal("docs/language.md: no code block in \"A complete example\"")
+	}
+	block, _, ok := strings.Cut(rest, "\n```\n")
+	if !ok {
+		t.Fatal("docs/language.md: the example's code block does not end")
+	}
+	return block + "\n"
+}
 
 func TestLanguageExample(t *testing.T) {
-	p := compileOK(t, languageExample)
+	p := compileOK(t, languageExample(t))
 	m := p.Manifest
 	if m.Nexus != manifest.NexusVersion || m.Name != "chem" || !reflect.DeepEqual(m.Doc, []string{"Tools for working with molecules and numbers."}) {
 		t.Errorf("header: %q %q %q", m.Nexus, m.Name, m.Doc)

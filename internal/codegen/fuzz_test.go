@@ -10,7 +10,7 @@ import (
 // FuzzCompile checks that no program, however broken, makes Compile panic,
 // and that every failure is a list of one-line errors.
 func FuzzCompile(f *testing.F) {
-	f.Add(languageExample)
+	f.Add(languageExample(f))
 	f.Add(program("f", "f :: Str -> Str\nf = upper . upper"))
 	f.Add(program("f", "--' with: -m/--mean=.mean\nf :: [Real] -> Summary\nf = summarize"))
 	f.Add(errHeader + "f :: Int\nf = .a [1, \"x\"]")
