@@ -1,7 +1,9 @@
 // Command nexus builds and runs multi-language programs: `nexus make`
-// compiles a `.loc` program into a build folder and a launcher, and
-// `nexus run` (which the launcher calls) serves its commands on the command
-// line, calling functions in Python pools.
+// compiles a `.loc` program into a build folder and a launcher; `nexus run`
+// (which the launcher calls) serves its commands on the command line,
+// calling functions in Python, C++ and Go pools; `nexus mcp` serves them as
+// MCP tools over stdio or Streamable HTTP, and `nexus serve` serves several
+// programs behind one HTTP endpoint (docs/architecture.md).
 package main
 
 import (
@@ -24,9 +26,9 @@ func run(args []string) int {
 		Name:    "nexus",
 		Usage:   "build and run multi-language programs",
 		Version: manifest.NexusVersion,
-		Description: "Write functions in Python, declare their types and command-line surface\n" +
-			"in a main.loc, and `nexus make main.loc` gives you a real command-line\n" +
-			"program: ./main cmd args.",
+		Description: "Write functions in Python, C++ and Go, declare their types and command-line\n" +
+			"surface in a main.loc, and `nexus make main.loc` gives you a real command-line\n" +
+			"program, ./main cmd args, whose commands are also MCP tools (nexus mcp ./main).",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			makeCommand(),

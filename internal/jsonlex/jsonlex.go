@@ -2,7 +2,7 @@
 // that pass over large messages faster than encoding/json: where the white
 // space between tokens ends, where a number ends (and, with Float, its
 // value), and the comma or bracket after an item. The typed reader of
-// manifest/types and the message validator of nexus/jsonrpc both use it,
+// manifest/types and the message validator of internal/nexus/jsonrpc both use it,
 // so the two agree on what a number is.
 package jsonlex
 

@@ -8,7 +8,7 @@
 //     serves nexus.pool.Pool (proto/pool.proto), its few messages encoded
 //     by hand as the Python pool does.
 //
-// codegen/cpp compiles the runtime once per toolchain and caches it.
+// internal/codegen/cpp compiles the runtime once per toolchain and caches it.
 package cpp
 
 import (

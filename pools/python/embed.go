@@ -1,7 +1,7 @@
 // Package python holds the runtime of nexus's Python pools: the Python
 // package nexus_pool (standard library, grpcio and msgpack only), embedded
 // so the nexus binary can write it into every build folder that has a
-// Python pool. codegen/python writes it beside the generated pool.py.
+// Python pool. internal/codegen/python writes it beside the generated pool.py.
 package python
 
 import (

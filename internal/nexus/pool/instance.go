@@ -27,7 +27,8 @@ import (
 // protocol version 1 (the handshake line is `1|1|unix|<socket>|grpc`) and a
 // magic cookie, which only keeps pools from running when started by hand.
 // The values live in package proto, which the Go pool runtime shares; the
-// Python runtime (pools/python/nexus_pool/plugin.py) holds the same values.
+// Python runtime (pools/python/nexus_pool/plugin.py) and the C++ one
+// (pools/cpp/nexus_pool/nexus_pool.cpp) hold the same values.
 var Handshake = plugin.HandshakeConfig{
 	ProtocolVersion:  proto.HandshakeVersion,
 	MagicCookieKey:   proto.MagicCookieKey,

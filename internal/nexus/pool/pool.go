@@ -33,9 +33,10 @@ const (
 	// dies that often is broken, and restarting it would only hide that.
 	DefaultMaxDeaths   = 5
 	DefaultDeathWindow = time.Minute
-	// DefaultMaxCalls matches what the Python pool serves at once (its
-	// gRPC stream limit), so that calls beyond it wait here, where a
-	// cancelled caller stops waiting, rather than queue inside the pool.
+	// DefaultMaxCalls matches what the Python pool's fallback server
+	// (grpc.server, MAX_CALLS threads) runs at once; its own server would
+	// take more, but calls beyond the bound wait here, where a cancelled
+	// caller stops waiting, rather than queue inside the pool.
 	DefaultMaxCalls = 32
 )
 

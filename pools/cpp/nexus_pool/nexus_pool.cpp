@@ -53,7 +53,7 @@
 namespace nexus {
 namespace {
 
-// Must match the nexus's handshake (nexus/pool.Handshake): go-plugin's
+// Must match the nexus's handshake (proto/handshake.go): go-plugin's
 // magic cookie, which only tells "started by the nexus" from "run by hand".
 constexpr const char* kCookieKey = "NEXUS_POOL_COOKIE";
 constexpr const char* kCookieValue = "9b1d4c1e-nexus-pool";

@@ -24,7 +24,7 @@ import threading
 
 from . import server, wire
 
-# Must match the nexus's handshake (nexus/pool): go-plugin's magic cookie,
+# Must match the nexus's handshake (proto/handshake.go): go-plugin's magic cookie,
 # which only tells "started by the nexus" from "run by hand".
 COOKIE_KEY = "NEXUS_POOL_COOKIE"
 COOKIE_VALUE = "9b1d4c1e-nexus-pool"
