@@ -102,25 +102,40 @@ var (
 // code spans.
 func links(text string) []link {
 	var out []link
+	for _, l := range prose(text) {
+		line := codeSpan.ReplaceAllString(l.text, "")
+		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
+			out = append(out, link{line: l.n, target: m[1]})
+		}
+		if m := refDef.FindStringSubmatch(line); m != nil {
+			out = append(out, link{line: l.n, target: m[1]})
+		}
+	}
+	return out
+}
+
+// numbered is a line of text and its number, from 1.
+type numbered struct {
+	n    int
+	text string
+}
+
+// prose returns the lines of a Markdown text that are outside fenced code
+// blocks, where links and headings are Markdown.
+func prose(text string) []numbered {
+	var out []numbered
 	fence := ""
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
-		if fence != "" {
+		switch {
+		case fence != "":
 			if strings.HasPrefix(trimmed, fence) {
 				fence = ""
 			}
-			continue
-		}
-		if f := fenceOf(trimmed); f != "" {
-			fence = f
-			continue
-		}
-		line = codeSpan.ReplaceAllString(line, "")
-		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
-			out = append(out, link{line: i + 1, target: m[1]})
-		}
-		if m := refDef.FindStringSubmatch(line); m != nil {
-			out = append(out, link{line: i + 1, target: m[1]})
+		case fenceOf(trimmed) != "":
+			fence = fenceOf(trimmed)
+		default:
+			out = append(out, numbered{i + 1, line})
 		}
 	}
 	return out
@@ -199,23 +214,11 @@ var (
 func headingAnchors(text string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceOf(trimmed); f != "" {
-			fence = f
-			continue
-		}
-		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {
+	for _, l := range prose(text) {
+		for _, m := range htmlAnchor.FindAllStringSubmatch(l.text, -1) {
 			out[m[1]] = true
 		}
-		m := heading.FindStringSubmatch(line)
+		m := heading.FindStringSubmatch(l.text)
 		if m == nil {
 			continue
 		}
