@@ -284,7 +284,7 @@ func TestLinkChecker(t *testing.T) {
 		{"README.md", "docs/missing.md", false},
 		{"README.md", "docs/mcp.md#no-such-heading", false},
 		{"docs/mcp.md", "mcp.md#flags-", false},
-		{"README.md", "../shared/docs/language.md", false},
+		{"README.md", "../elsewhere/docs/language.md", false},
 		{"docs/mcp.md", "../../outside.md", false},
 		{"README.md", "", false},
 	}
