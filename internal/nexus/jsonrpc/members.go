@@ -178,7 +178,8 @@ func flatArray(d []byte) (n int, flat bool) {
 }
 
 // skipString returns the index just past the string whose contents start
-// at i.
+// at i, or len(d) when it does not end (which JSON's check refuses, but
+// Members may run before it: see ReadParams).
 func skipString(d []byte, i int) int {
 	for i < len(d) {
 		switch d[i] {
@@ -190,7 +191,7 @@ func skipString(d []byte, i int) int {
 			i++
 		}
 	}
-	return i
+	return len(d)
 }
 
 // structural marks the bytes that open or close a string, object or array;
