@@ -107,21 +107,9 @@ func (m *Manifest) Command(name string) *Command {
 // a stable order. A pure command needs none.
 func (m *Manifest) PoolsFor(c *Command) []string {
 	seen := map[string]bool{}
-	var walk func(e *Expr)
-	walk = func(e *Expr) {
-		if e == nil {
-			return
-		}
-		if e.Kind == Call && e.Ref >= 0 && e.Ref < len(m.Functions) {
-			seen[m.Functions[e.Ref].Pool] = true
-		}
-		for _, a := range e.Args {
-			walk(a)
-		}
-	}
-	walk(c.Body)
+	m.PoolsOf(c.Body, seen)
 	for _, a := range c.Actions {
-		walk(a.Body)
+		m.PoolsOf(a.Body, seen)
 	}
 	langs := make([]string, 0, len(seen))
 	for l := range seen {

@@ -187,3 +187,20 @@ type Expr struct {
 	Fields  []string `json:"fields,omitempty"`
 	Message string   `json:"message,omitempty"`
 }
+
+// PoolsOf adds to into the languages of the pools that evaluating e may
+// call: those of the functions its calls name, at any depth. A call of a
+// function m does not have is no pool's (Validate refuses such a manifest).
+// It is what says which pools a command needs to start (PoolsFor) and
+// which expressions the dispatcher may evaluate concurrently.
+func (m *Manifest) PoolsOf(e *Expr, into map[string]bool) {
+	if e == nil {
+		return
+	}
+	if e.Kind == Call && e.Ref >= 0 && e.Ref < len(m.Functions) {
+		into[m.Functions[e.Ref].Pool] = true
+	}
+	for _, a := range e.Args {
+		m.PoolsOf(a, into)
+	}
+}

@@ -204,6 +204,45 @@ func TestPoolsFor(t *testing.T) {
 	}
 }
 
+// TestPoolsOf: the pools of an expression, as PoolsFor and the dispatcher
+// (which runs calls of different pools concurrently) see them.
+func TestPoolsOf(t *testing.T) {
+	m := validManifest()
+	pt := variable(0, tPoint)
+	for _, c := range []struct {
+		name string
+		e    *Expr
+		want []string
+	}{
+		{"nil", nil, nil},
+		{"literal", lit(tInt, `1`), nil},
+		{"variable", pt, nil},
+		{"throw", &Expr{Kind: Throw, Type: tInt, Message: "no"}, nil},
+		{"one call", call(fnAdd, tInt, lit(tInt, `1`), lit(tInt, `2`)), []string{Python}},
+		{"nested calls", call(fnShow, tStr, call(fnNorm, tReal, pt)), []string{Cpp, Python}},
+		{"calls in a tuple", &Expr{Kind: MakeTuple, Args: []*Expr{call(fnShout, tStr, lit(tStr, `"x"`)), call(fnNorm, tReal, pt)}}, []string{Cpp, Go}},
+		{"call in a record field access", &Expr{Kind: Get, Field: "x", Args: []*Expr{call(fnNorm, tReal, pt)}}, []string{Cpp}},
+		{"same pool twice", call(fnAdd, tInt, call(fnAdd, tInt, lit(tInt, `1`), lit(tInt, `2`)), call(fnShow, tStr, lit(tReal, `1`))), []string{Python}},
+		{"unknown function ignored", &Expr{Kind: MakeList, Args: []*Expr{call(42, tInt), call(-1, tInt)}}, nil},
+	} {
+		got := map[string]bool{}
+		m.PoolsOf(c.e, got)
+		want := map[string]bool{}
+		for _, l := range c.want {
+			want[l] = true
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: PoolsOf = %v, want %v", c.name, got, want)
+		}
+	}
+	// It adds to what into holds.
+	into := map[string]bool{Go: true}
+	m.PoolsOf(call(fnAdd, tInt, lit(tInt, `1`), lit(tInt, `2`)), into)
+	if !reflect.DeepEqual(into, map[string]bool{Go: true, Python: true}) {
+		t.Errorf("PoolsOf into a set holding go: %v", into)
+	}
+}
+
 func TestLookups(t *testing.T) {
 	m := validManifest()
 	if p := m.Pool(Go); p == nil || p.Lang != Go || p != &m.Pools[2] {

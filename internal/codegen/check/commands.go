@@ -6,6 +6,7 @@ import (
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -121,7 +122,7 @@ func (c *checker) exported(ex syntax.Name) (*definition, *function, *signature) 
 	switch {
 	case def == nil && f == nil:
 		if c.records[ex.Name] == nil {
-			c.sink.Errorf(ex.Pos, "exported '%s' is not defined%s", ex.Name, didYouMean(ex.Name, c.namesInScope(nil)))
+			c.sink.Errorf(ex.Pos, "exported '%s' is not defined%s", ex.Name, suggest.Hint(ex.Name, c.namesInScope(nil)))
 		}
 		return nil, nil, nil
 	case def != nil && def.sig == nil:

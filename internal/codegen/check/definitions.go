@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -96,7 +97,7 @@ func (c *checker) checkDefinitions() {
 				for p := range params {
 					names = append(names, p)
 				}
-				c.sink.Errorf(v.Pos, "unknown name '%s'%s", v.Name, didYouMean(v.Name, names))
+				c.sink.Errorf(v.Pos, "unknown name '%s'%s", v.Name, suggest.Hint(v.Name, names))
 			}
 		})
 	}

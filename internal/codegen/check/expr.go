@@ -3,6 +3,7 @@ package check
 import (
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -240,7 +241,7 @@ func (c *checker) variable(e *syntax.Var, sc *scope, want *types.Type) value {
 		}
 		return sf
 	}
-	c.sink.Errorf(e.Pos, "unknown name '%s'%s", e.Name, didYouMean(e.Name, c.namesInScope(sc)))
+	c.sink.Errorf(e.Pos, "unknown name '%s'%s", e.Name, suggest.Hint(e.Name, c.namesInScope(sc)))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -175,7 +176,7 @@ func (g *getterFn) apply(c *checker, args []arg, pos diag.Pos, want *types.Type)
 		for _, tf := range r.Type.Fields {
 			names = append(names, tf.Name)
 		}
-		c.sink.Errorf(g.pos, "record %s has no field '%s'%s", r.Type.Name, g.field, didYouMean(g.field, names))
+		c.sink.Errorf(g.pos, "record %s has no field '%s'%s", r.Type.Name, g.field, suggest.Hint(g.field, names))
 		return nil
 	}
 	get := &manifest.Expr{Kind: manifest.Get, Type: f.Type, Field: g.field, Args: []*manifest.Expr{r}}

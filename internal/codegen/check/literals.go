@@ -7,6 +7,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -199,7 +200,7 @@ func (c *checker) recordLit(e *syntax.RecordLit, sc *scope, want *types.Type) va
 			for _, tf := range w.Fields {
 				names = append(names, tf.Name)
 			}
-			c.sink.Errorf(f.Name.Pos, "record %s has no field '%s'%s", w.Name, f.Name.Name, didYouMean(f.Name.Name, names))
+			c.sink.Errorf(f.Name.Pos, "record %s has no field '%s'%s", w.Name, f.Name.Name, suggest.Hint(f.Name.Name, names))
 			return nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
@@ -64,12 +65,12 @@ func (c *checker) collectRecords() {
 	for _, rl := range c.file.RecordLangs {
 		lang, ok := langs[rl.Lang.Name]
 		if !ok {
-			c.sink.Errorf(rl.Lang.Pos, "unknown language '%s' (expected Py, Cpp or Go)%s", rl.Lang.Name, didYouMean(rl.Lang.Name, []string{"Py", "Cpp", "Go"}))
+			c.sink.Errorf(rl.Lang.Pos, "unknown language '%s' (expected Py, Cpp or Go)%s", rl.Lang.Name, suggest.Hint(rl.Lang.Name, []string{"Py", "Cpp", "Go"}))
 			continue
 		}
 		rec := c.records[rl.Record.Name]
 		if rec == nil {
-			c.sink.Errorf(rl.Record.Pos, "unknown record '%s'%s", rl.Record.Name, didYouMean(rl.Record.Name, c.recordNames()))
+			c.sink.Errorf(rl.Record.Pos, "unknown record '%s'%s", rl.Record.Name, suggest.Hint(rl.Record.Name, c.recordNames()))
 			continue
 		}
 		if rec.typ == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/source"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -32,7 +33,7 @@ func (c *checker) imports() {
 		for m := range standardModules {
 			known = append(known, m)
 		}
-		c.sink.Errorf(im.Module.Pos, "unknown import '%s'%s; the standard modules are root, base, map, list, math, str, json and types, each also with -py, -cpp or -go", name, didYouMean(name, known))
+		c.sink.Errorf(im.Module.Pos, "unknown import '%s'%s; the standard modules are root, base, map, list, math, str, json and types, each also with -py, -cpp or -go", name, suggest.Hint(name, known))
 	}
 }
 
@@ -41,7 +42,7 @@ func (c *checker) sources() {
 	for _, s := range c.file.Sources {
 		lang, ok := langs[s.Lang.Name]
 		if !ok {
-			c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp or Go)%s", s.Lang.Name, didYouMean(s.Lang.Name, []string{"Py", "Cpp", "Go"}))
+			c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp or Go)%s", s.Lang.Name, suggest.Hint(s.Lang.Name, []string{"Py", "Cpp", "Go"}))
 			continue
 		}
 		path := c.abs(s.Path.Value)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -47,7 +48,7 @@ func (c *checker) resolveNamed(t *syntax.NamedType, path []string) *types.Type {
 	arity, builtin := builtinTypes[t.Name]
 	rec := c.records[t.Name]
 	if !builtin && rec == nil {
-		c.sink.Errorf(t.Pos, "unknown type '%s'%s", t.Name, didYouMean(t.Name, c.typeNames()))
+		c.sink.Errorf(t.Pos, "unknown type '%s'%s", t.Name, suggest.Hint(t.Name, c.typeNames()))
 		return nil
 	}
 	if rec != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -77,7 +78,7 @@ func (r *Runner) unknownCommand(name string) error {
 		names[i] = c.Name
 	}
 	msg := fmt.Sprintf("unknown command '%s'", name)
-	if s := suggest(name, names); s != "" {
+	if s := suggest.Closest(name, names); s != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 	} else if len(names) > 0 {
 		msg += "; the commands are " + strings.Join(names, ", ")
@@ -107,7 +108,7 @@ func didYouMean(name string, longs []string) string {
 	for i, l := range longs {
 		bare[i] = strings.TrimPrefix(l, "--")
 	}
-	if s := suggest(strings.TrimPrefix(name, "--"), bare); s != "" {
+	if s := suggest.Closest(strings.TrimPrefix(name, "--"), bare); s != "" {
 		return " (did you mean '--" + s + "'?)"
 	}
 	return ""

@@ -172,7 +172,7 @@ func (d *Dispatcher) concurrent(es []*manifest.Expr) []bool {
 	n := 0
 	for i, e := range es {
 		pools := map[string]bool{}
-		d.poolsOf(e, pools)
+		d.M.PoolsOf(e, pools)
 		if len(pools) == 0 {
 			continue
 		}
@@ -192,17 +192,4 @@ func (d *Dispatcher) concurrent(es []*manifest.Expr) []bool {
 		return nil
 	}
 	return calling
-}
-
-// poolsOf adds the pools that evaluating e calls to into.
-func (d *Dispatcher) poolsOf(e *manifest.Expr, into map[string]bool) {
-	if e == nil {
-		return
-	}
-	if e.Kind == manifest.Call && e.Ref >= 0 && e.Ref < len(d.M.Functions) {
-		into[d.M.Functions[e.Ref].Pool] = true
-	}
-	for _, a := range e.Args {
-		d.poolsOf(a, into)
-	}
 }

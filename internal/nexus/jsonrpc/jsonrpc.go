@@ -40,26 +40,34 @@ func Errorf(code int, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// Message is one decoded incoming message: a request (ID set), a
-// notification (no ID) or a response to a request of ours (no Method).
+// Message is one decoded incoming message: a request (with an id), a
+// notification (without) or a response to a request of ours (no method).
+//
+// A large message may be returned before it is known to be JSON (see
+// Decode). Only its method can be read at once, to route it; what else
+// comes from it (its params, its id in a reply) is reachable only through
+// methods that wait for the check and, when the message turns out not to
+// be JSON, give the parse error instead. So no path can act on a message
+// that was not checked, nor has to remember to check it.
 type Message struct {
-	// ID is the request's id exactly as it came (a JSON string or number),
-	// so that replies echo it with its type; nil for a notification.
-	ID     json.RawMessage
+	// Method is the method's name; "" in a response.
 	Method string
-	// Params is the params member as it came, nil when absent.
-	Params json.RawMessage
 
+	// id is the request's id exactly as it came (a JSON string or number),
+	// so that replies echo it with its type; nil for a notification.
+	id json.RawMessage
+	// params is the params member as it came, nil when absent.
+	params json.RawMessage
 	// check is the check that a large message is JSON, when Decode left
 	// it running; nil when it was done before Decode returned.
 	check *pendingCheck
 }
 
 // Check returns the parse error when m turns out not to be JSON, waiting
-// for the check if Decode left it running (see Decode); otherwise nil.
-// Whoever acts on a message (replies to it, runs a call for it) calls
-// Check first, and answers the parse error, with a null id, if there is
-// one. It is safe for concurrent use.
+// for the check if Decode left it running; otherwise nil. The methods
+// below call it, so that nothing needs to call it before acting on m; a
+// transport calls it to choose a status for a reply. It is safe for
+// concurrent use, as are all of Message's methods.
 func (m *Message) Check() *Error {
 	if m.check == nil {
 		return nil
@@ -69,6 +77,74 @@ func (m *Message) Check() *Error {
 		return parseError()
 	}
 	return nil
+}
+
+// Params returns m's params (nil when absent), or the parse error when m
+// is not JSON.
+func (m *Message) Params() (json.RawMessage, *Error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	return m.params, nil
+}
+
+// ReadParams calls read with m's params (nil when absent) at once, while
+// the check that m is JSON may still run, and returns what read returns
+// once the check has passed; otherwise the parse error, whatever read
+// returned. read must only read: the params it is given may be anything
+// (it must not panic nor hang on them either), and whatever it does is
+// discarded when m is not JSON. It is how a large call binds its
+// arguments on one core while the check runs on another.
+func ReadParams[T any](m *Message, read func(params json.RawMessage) (T, *Error)) (T, *Error) {
+	v, err := read(m.params)
+	if perr := m.Check(); perr != nil {
+		var zero T
+		return zero, perr
+	}
+	return v, err
+}
+
+// Key is the text of m's id as it came, "" for a notification: a key to
+// match m with what refers to it, such as a cancellation naming its id.
+// It can be read before the check ends (matching acts on nothing); a
+// reply echoes the id through the methods below.
+func (m *Message) Key() string { return string(m.id) }
+
+// Result is the success reply to m, a request, with result, which must
+// marshal to JSON (a failure to marshal it becomes an internal error
+// reply); or the parse error when m is not JSON.
+func (m *Message) Result(result any) []byte {
+	body, err := json.Marshal(result)
+	if err != nil {
+		return m.Fail(Errorf(CodeInternalError, "internal error: encode result: %v", err))
+	}
+	return m.ResultJSON(body)
+}
+
+// ResultJSON is Result with the result already encoded: body must be one
+// valid JSON value.
+func (m *Message) ResultJSON(body []byte) []byte {
+	if err := m.Check(); err != nil {
+		return Fail(Null, err)
+	}
+	buf := make([]byte, 0, len(body)+len(m.id)+32)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, m.id...)
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, body...)
+	return append(buf, '}')
+}
+
+// Fail is the error reply to m with e (with a null id when m has none), or
+// the parse error when m is not JSON.
+func (m *Message) Fail(e *Error) []byte {
+	if err := m.Check(); err != nil {
+		return Fail(Null, err)
+	}
+	if m.id == nil {
+		return Fail(Null, e)
+	}
+	return Fail(m.id, e)
 }
 
 // pendingCheck is a check of a message's JSON running on a goroutine of
@@ -99,11 +175,11 @@ func parseError() *Error {
 }
 
 // IsRequest reports whether m expects a reply.
-func (m *Message) IsRequest() bool { return m.ID != nil && m.Method != "" }
+func (m *Message) IsRequest() bool { return m.id != nil && m.Method != "" }
 
 // IsNotification reports whether m is a notification, which never gets a
 // reply.
-func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
+func (m *Message) IsNotification() bool { return m.id == nil && m.Method != "" }
 
 // Decode reads data as one message. A failure comes with the id to answer
 // it with (null when the id could not be read) and the error to answer:
@@ -112,10 +188,11 @@ func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
 //
 // The message is checked as JSON once, whole, and split into its members
 // without decoding the params, which a large call carries most of. A large
-// message (from parallelCheck bytes) is checked on another goroutine while
-// Decode and its caller go on: the caller must call Message.Check before
-// acting on the message.
-func Decode(data []byte) (*Message, json.RawMessage, *Error) {
+// request (from parallelCheck bytes) for method early is returned while
+// that check still runs on another goroutine, so that its params can be
+// read beside it (ReadParams); every other message is checked before
+// Decode returns.
+func Decode(data []byte, early string) (*Message, json.RawMessage, *Error) {
 	data = bytes.TrimSpace(data)
 	if len(data) < parallelCheck {
 		if !valid(data) {
@@ -124,10 +201,10 @@ func Decode(data []byte) (*Message, json.RawMessage, *Error) {
 		return decode(data)
 	}
 	// Splitting and reading what is not JSON is safe, and gives way to
-	// the parse error: any failure waits for the check.
+	// the parse error: all but an early request waits for the check.
 	check := startCheck(data)
 	m, id, err := decode(data)
-	if err != nil || m == nil {
+	if err != nil || !m.IsRequest() || m.Method != early {
 		<-check.done
 		if !check.ok {
 			return nil, Null, parseError()
@@ -170,11 +247,11 @@ func decode(data []byte) (*Message, json.RawMessage, *Error) {
 	if v, err := unquote(version); err != nil || v != Version {
 		return nil, replyID, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
-	m := &Message{ID: id}
+	m := &Message{id: id}
 	if bytes.Equal(params, Null) {
 		params = nil
 	}
-	m.Params = params
+	m.params = params
 	if method == nil || bytes.Equal(method, Null) {
 		if id != nil && response {
 			return m, nil, nil // a response
@@ -214,28 +291,9 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
-// Result encodes a success reply to the request with id. result must
-// marshal to JSON; a failure to marshal it becomes an internal error reply.
-func Result(id json.RawMessage, result any) []byte {
-	body, err := json.Marshal(result)
-	if err != nil {
-		return Fail(id, Errorf(CodeInternalError, "internal error: encode result: %v", err))
-	}
-	return ResultJSON(id, body)
-}
-
-// ResultJSON encodes a success reply to the request with id whose result
-// is already encoded: body must be one valid JSON value.
-func ResultJSON(id json.RawMessage, body []byte) []byte {
-	buf := make([]byte, 0, len(body)+len(id)+32)
-	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-	buf = append(buf, id...)
-	buf = append(buf, `,"result":`...)
-	buf = append(buf, body...)
-	return append(buf, '}')
-}
-
-// Fail encodes an error reply to the request with id (Null when unknown).
+// Fail encodes an error reply with id: the one Decode returned with e,
+// for a message that could not be decoded. A message that could be
+// answers with Message.Fail.
 func Fail(id json.RawMessage, e *Error) []byte {
 	body, err := json.Marshal(e)
 	if err != nil {

@@ -40,7 +40,7 @@ func TestDecode(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","id":9,"method":"x","params":[1]}`, code: CodeInvalidParams, errID: `9`},
 		{in: `{"jsonrpc":"2.0","id":9,"method":"x","params":"s"}`, code: CodeInvalidParams, errID: `9`},
 	} {
-		m, id, err := Decode([]byte(tc.in))
+		m, id, err := Decode([]byte(tc.in), "")
 		if tc.code != 0 {
 			if err == nil || err.Code != tc.code || string(id) != tc.errID {
 				t.Errorf("%s: got %v (id %s), want code %d with id %s", tc.in, err, id, tc.code, tc.errID)
@@ -51,21 +51,32 @@ func TestDecode(t *testing.T) {
 			t.Errorf("%s: %v", tc.in, err)
 			continue
 		}
-		if string(m.ID) != tc.id || m.Method != tc.method || m.IsNotification() != tc.notification {
-			t.Errorf("%s: got id %s method %q notification %v", tc.in, m.ID, m.Method, m.IsNotification())
+		if m.Key() != tc.id || m.Method != tc.method || m.IsNotification() != tc.notification {
+			t.Errorf("%s: got id %s method %q notification %v", tc.in, m.Key(), m.Method, m.IsNotification())
 		}
 	}
 }
 
 func TestReplies(t *testing.T) {
+	decode := func(line string) *Message {
+		m, _, err := Decode([]byte(line), "")
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return m
+	}
+	req := decode(`{"jsonrpc":"2.0","id":"x","method":"m"}`)
+	note := decode(`{"jsonrpc":"2.0","method":"m"}`)
 	for _, tc := range []struct {
 		got  []byte
 		want string
 	}{
-		{Result(json.RawMessage(`"x"`), map[string]int{"a": 1}), `{"jsonrpc":"2.0","id":"x","result":{"a":1}}`},
-		{ResultJSON(json.RawMessage(`7`), []byte(`{}`)), `{"jsonrpc":"2.0","id":7,"result":{}}`},
+		{req.Result(map[string]int{"a": 1}), `{"jsonrpc":"2.0","id":"x","result":{"a":1}}`},
+		{decode(`{"jsonrpc":"2.0","id":7,"method":"m"}`).ResultJSON([]byte(`{}`)), `{"jsonrpc":"2.0","id":7,"result":{}}`},
+		{req.Fail(Errorf(CodeInvalidParams, "bad %s", "x")), `{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"bad x"}}`},
+		{note.Fail(Errorf(CodeInvalidRequest, "no")), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`},
 		{Fail(Null, Errorf(CodeParseError, "bad %s", "line")), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad line"}}`},
-		{Result(json.RawMessage(`1`), func() {}), `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,`},
+		{req.Result(func() {}), `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,`},
 	} {
 		if string(tc.got) != tc.want && (len(tc.got) < len(tc.want) || string(tc.got[:len(tc.want)]) != tc.want) {
 			t.Errorf("got %s, want %s", tc.got, tc.want)
@@ -73,19 +84,24 @@ func TestReplies(t *testing.T) {
 	}
 }
 
-// FuzzMembers checks the splitter against encoding/json on valid objects.
+// FuzzMembers checks the splitter against encoding/json on valid objects,
+// and that it survives anything else.
 func FuzzMembers(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, ` { "a" : [1, {"b": "}"}] , "c\"d" : "x\\"y" , "e":null,"f":true,"g":-1.5e3 } `, `{"a":{"a":{"a":[]}}}`, `[1]`, `"s"`,
 		`{"arguments":{"xs":[1, 2.5,-3e2 ]},"b":[[1,2],[3],[]]}`, `{"a":[[[1,[2]],[3]]],"b":[1,[2,"]"]]}`, `{"a":{"b":[[ ],[1]]}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// On anything, Members must not panic nor hang (see ReadParams),
+		// nor read past the end: data has no spare capacity, as a body
+		// read over HTTP has none.
+		data = data[:len(data):len(data)]
+		got, err := Members(data)
 		if !json.Valid(data) || string(bytes.TrimSpace(data)) == "null" {
 			return // null decodes into a map, but is no object
 		}
 		var want map[string]json.RawMessage
 		wantErr := json.Unmarshal(data, &want)
-		got, err := Members(data)
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("%q: Members error %v, encoding/json error %v", data, err, wantErr)
 		}
@@ -121,40 +137,72 @@ func FuzzValid(f *testing.F) {
 
 // TestDecodeLarge: a large message is checked as JSON in parallel with its
 // decoding; what is not JSON still gets the parse error, from Decode or,
-// when the message could be split, from Check.
+// for a request of the early method that could be split, from whatever
+// reaches its params or answers it.
 func TestDecodeLarge(t *testing.T) {
 	pad := `"` + strings.Repeat("x", parallelCheck) + `"`
 	call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{"s":` + pad + `}}}`
 
-	m, _, err := Decode([]byte(call))
-	if err != nil || m.Method != "tools/call" || string(m.ID) != "4" {
+	m, _, err := Decode([]byte(call), "tools/call")
+	if err != nil || m.Method != "tools/call" || m.Key() != "4" {
 		t.Fatalf("a large call: %v, %v", m, err)
 	}
 	if err := m.Check(); err != nil {
 		t.Fatalf("Check of a large call: %v", err)
 	}
+	if p, err := m.Params(); err != nil || !strings.HasPrefix(string(p), `{"name":"t"`) {
+		t.Fatalf("Params of a large call: %.20s, %v", p, err)
+	}
+	if got, want := string(m.ResultJSON([]byte(`1`))), `{"jsonrpc":"2.0","id":4,"result":1}`; got != want {
+		t.Fatalf("reply to a large call: %s, want %s", got, want)
+	}
 
-	// Splittable, but not JSON: Decode returns it, Check refuses it,
-	// every time it is asked.
+	parseError := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not JSON"}}`
 	for _, bad := range []string{call + ` x`, strings.Replace(call, `"s":"x`, `"s":"`+"\x01", 1), strings.Replace(call, `{"s":`, `{"s":-`, 1)} {
-		m, _, err := Decode([]byte(bad))
+		// Of any other method, it never leaves Decode.
+		other := strings.Replace(bad, `"tools/call"`, `"ping"`, 1)
+		if _, id, err := Decode([]byte(other), "tools/call"); err == nil || err.Code != CodeParseError || string(id) != "null" {
+			t.Errorf("%.60s…: %v (id %s), want the parse error with a null id", other, err, id)
+		}
+		// Of the early method, it can be split, and routed on its
+		// method; but its params, read at once or later, and any
+		// reply to it give the parse error, every time.
+		m, _, err := Decode([]byte(bad), "tools/call")
 		if err != nil {
-			if err.Code != CodeParseError {
-				t.Errorf("%.60s…: %v, want the parse error", bad, err)
-			}
-			continue
+			t.Fatalf("%.60s…: %v, want the message while the check runs", bad, err)
+		}
+		if m.Method != "tools/call" {
+			t.Errorf("%.60s…: method %q", bad, m.Method)
 		}
 		for range 2 {
-			if err := m.Check(); err == nil || err.Code != CodeParseError {
-				t.Errorf("%.60s…: Check = %v, want the parse error", bad, err)
+			read := false
+			v, err := ReadParams(m, func(p json.RawMessage) (string, *Error) {
+				read = true
+				return string(p[:10]), nil
+			})
+			if !read || v != "" || err == nil || err.Code != CodeParseError {
+				t.Errorf("%.60s…: ReadParams = %q, %v (read: %v), want the parse error after reading", bad, v, err, read)
+			}
+			if p, err := m.Params(); p != nil || err == nil || err.Code != CodeParseError {
+				t.Errorf("%.60s…: Params = %.20s, %v, want the parse error", bad, p, err)
+			}
+			for _, reply := range [][]byte{m.Result(1), m.ResultJSON([]byte(`1`)), m.Fail(Errorf(CodeInvalidParams, "bad"))} {
+				if string(reply) != parseError {
+					t.Errorf("%.60s…: reply %s, want %s", bad, reply, parseError)
+				}
 			}
 		}
 	}
 
 	// Not even splittable: the parse error comes from Decode, not the
 	// invalid request that splitting would report.
-	for _, bad := range []string{`{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":[1,2,}` + pad, `[` + pad, pad + `}`} {
-		if _, id, err := Decode([]byte(bad)); err == nil || err.Code != CodeParseError || string(id) != "null" {
+	// A string cut short after a backslash, at the very end of a buffer
+	// with no spare capacity (an HTTP body), is no reason to panic.
+	for _, bad := range []string{`{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":[1,2,}` + pad, `[` + pad, pad + `}`,
+		`{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":` + pad + `,"b":"\`} {
+		data := make([]byte, len(bad))
+		copy(data, bad)
+		if _, id, err := Decode(data, "x"); err == nil || err.Code != CodeParseError || string(id) != "null" {
 			t.Errorf("%.60s…: %v (id %s), want the parse error with a null id", bad, err, id)
 		}
 	}
@@ -168,13 +216,14 @@ func FuzzDecodeUnchecked(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		data = data[:len(data):len(data)] // as in FuzzMembers
 		m, id, err := decode(data)
 		if !valid(bytes.TrimSpace(data)) {
 			return
 		}
-		wm, wid, werr := Decode(data)
+		wm, wid, werr := Decode(data, "")
 		if (err == nil) != (werr == nil) || string(id) != string(wid) || (err != nil && err.Code != werr.Code) ||
-			(m != nil) != (wm != nil) || (m != nil && (m.Method != wm.Method || string(m.ID) != string(wm.ID) || string(m.Params) != string(wm.Params))) {
+			(m != nil) != (wm != nil) || (m != nil && (m.Method != wm.Method || string(m.id) != string(wm.id) || string(m.params) != string(wm.params))) {
 			t.Fatalf("%q: decode %v %s %v, Decode %v %s %v", data, m, id, err, wm, wid, werr)
 		}
 	})

@@ -19,10 +19,13 @@ type Member struct {
 // errNotObject is returned by Members for JSON that is not an object.
 var errNotObject = errors.New("not a JSON object")
 
-// Members splits obj, a JSON object, into its members in order. obj must
-// be valid JSON (checked by the caller, once for the whole message): a
-// large call's arguments are then scanned once more, to split them, rather
-// than once per level of encoding/json decoding.
+// Members splits obj, a JSON object, into its members in order, without
+// checking their values: it is meant for a message that is checked as JSON
+// once, whole (see Decode), whose large call arguments are then scanned
+// once more, to split them, rather than once per level of encoding/json
+// decoding. That check may still be running (see ReadParams): on what is
+// not JSON, Members fails or returns members that mean nothing, but never
+// panics nor hangs (FuzzMembers, FuzzDecodeUnchecked).
 func Members(obj []byte) ([]Member, error) {
 	s := scanner{data: obj}
 	s.space()
@@ -79,7 +82,7 @@ func unquote(raw []byte) (string, error) {
 	return string(inner), nil
 }
 
-// scanner walks valid JSON.
+// scanner walks JSON, and stops at the end of what is not.
 type scanner struct {
 	data []byte
 	pos  int
@@ -175,7 +178,8 @@ func flatArray(d []byte) (n int, flat bool) {
 }
 
 // skipString returns the index just past the string whose contents start
-// at i.
+// at i, or len(d) when it does not end (which JSON's check refuses, but
+// Members may run before it: see ReadParams).
 func skipString(d []byte, i int) int {
 	for i < len(d) {
 		switch d[i] {
@@ -187,7 +191,7 @@ func skipString(d []byte, i int) int {
 			i++
 		}
 	}
-	return i
+	return len(d)
 }
 
 // structural marks the bytes that open or close a string, object or array;

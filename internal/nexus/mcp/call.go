@@ -17,11 +17,15 @@ type callParams struct {
 	Arguments map[string]json.RawMessage
 }
 
-// readCallParams reads the params of tools/call, which are valid JSON (the
-// whole message was checked): split, not decoded, so that large arguments
-// are read once, by their own types, in bind.
+// readCallParams reads the params of tools/call, split, not decoded, so
+// that large arguments are read once, by their own types, in bind. They
+// may not be JSON: the check of a large message may still run (see
+// jsonrpc.ReadParams).
 func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 	var p callParams
+	if len(params) == 0 {
+		return p, invalidParams("tools/call needs params with the tool's name")
+	}
 	members, err := jsonrpc.Members(params)
 	if err != nil {
 		return p, invalidParams("invalid tools/call params: %v", err)
@@ -46,6 +50,9 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 			}
 		}
 	}
+	if p.Name == "" {
+		return p, invalidParams("tools/call params have no tool name")
+	}
 	return p, nil
 }
 
@@ -57,32 +64,30 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 	defer func() {
 		// A bug in the server must not kill it: it ends this call only.
 		if p := recover(); p != nil {
-			out = failChecked(m, internal("tools/call: %v", p))
+			out = m.Fail(internal("tools/call: %v", p))
 		}
 	}()
-	if len(m.Params) == 0 {
-		return failChecked(m, invalidParams("tools/call needs params with the tool's name"))
+	// Binding reads the arguments while a large message's check runs; the
+	// call runs only once the message is known to be JSON.
+	c, bad := jsonrpc.ReadParams(m, func(params json.RawMessage) (boundCall, *jsonrpc.Error) {
+		p, err := readCallParams(params)
+		if err != nil {
+			return boundCall{}, err
+		}
+		return s.bind(p.Name, p.Arguments)
+	})
+	if bad != nil {
+		return m.Fail(bad)
 	}
-	p, perr := readCallParams(m.Params)
-	if perr != nil {
-		return failChecked(m, perr)
-	}
-	if p.Name == "" {
-		return failChecked(m, invalidParams("tools/call params have no tool name"))
-	}
-	res, err := s.callTool(ctx, p.Name, p.Arguments, m.Check)
-	var bad *jsonrpc.Error
-	switch {
-	case errors.As(err, &bad):
-		return failChecked(m, bad)
-	case err != nil:
-		return jsonrpc.ResultJSON(m.ID, toolResult(err.Error(), nil, true))
+	res, err := s.run(ctx, c)
+	if err != nil {
+		return m.ResultJSON(toolResult(err.Error(), nil, true))
 	}
 	record := res.Record
 	if !structured {
 		record = nil
 	}
-	return jsonrpc.ResultJSON(m.ID, toolResult(res.Text, record, false))
+	return m.ResultJSON(toolResult(res.Text, record, false))
 }
 
 // Result is the outcome of a tool call that succeeded.
@@ -105,42 +110,44 @@ type Result struct {
 // error whose message is fit to show the user; it wraps the cause (a
 // pool.FunctionError, a dispatch.ThrowError, a context error).
 func (s *Server) Call(ctx context.Context, name string, named map[string]json.RawMessage) (Result, error) {
-	return s.callTool(ctx, name, named, nil)
-}
-
-// failChecked answers m with err, or with the parse error when m turns
-// out not to be JSON (see jsonrpc.Message.Check).
-func failChecked(m *jsonrpc.Message, err *jsonrpc.Error) []byte {
-	if perr := m.Check(); perr != nil {
-		return jsonrpc.Fail(jsonrpc.Null, perr)
-	}
-	return jsonrpc.Fail(m.ID, err)
-}
-
-// callTool is Call, which calls check, when not nil, after binding the
-// arguments and before anything runs: a failed check fails the call.
-func (s *Server) callTool(ctx context.Context, name string, named map[string]json.RawMessage, check func() *jsonrpc.Error) (Result, error) {
-	t := s.byName[name]
-	if t == nil {
-		return Result{}, invalidParams("unknown tool '%s'", name)
-	}
-	args, action, bad := t.bind(named)
-	if check != nil {
-		if err := check(); err != nil {
-			return Result{}, err
-		}
-	}
+	c, bad := s.bind(name, named)
 	if bad != nil {
 		return Result{}, bad
 	}
+	return s.run(ctx, c)
+}
+
+// boundCall is a call ready to run: its tool, and its arguments bound.
+type boundCall struct {
+	t      *Tool
+	args   []any
+	action *manifest.Action
+}
+
+// bind is all of a call that comes before anything runs: finding tool
+// name, and binding named to its arguments.
+func (s *Server) bind(name string, named map[string]json.RawMessage) (boundCall, *jsonrpc.Error) {
+	t := s.byName[name]
+	if t == nil {
+		return boundCall{}, invalidParams("unknown tool '%s'", name)
+	}
+	args, action, bad := t.bind(named)
+	if bad != nil {
+		return boundCall{}, bad
+	}
+	return boundCall{t: t, args: args, action: action}, nil
+}
+
+// run runs a bound call, within the server's timeout.
+func (s *Server) run(ctx context.Context, c boundCall) (Result, error) {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	res, err := t.run(ctx, args, action)
+	res, err := c.t.run(ctx, c.args, c.action)
 	if err != nil {
-		return Result{}, s.failure(ctx, t, err)
+		return Result{}, s.failure(ctx, c.t, err)
 	}
 	return res, nil
 }

@@ -65,7 +65,7 @@ func (s *Server) NewSession() *Session {
 // called from several goroutines at once, and after Handle returns; it
 // must write each reply whole. Handle is safe for concurrent use.
 func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) {
-	m, id, err := jsonrpc.Decode(data)
+	m, id, err := decode(data)
 	if err != nil {
 		reply(jsonrpc.Fail(id, err))
 		return
@@ -73,20 +73,18 @@ func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) 
 	ss.HandleMessage(ctx, m, reply)
 }
 
-// HandleMessage is Handle for a message already decoded, by a transport
-// that had to look at it first (Streamable HTTP routes on the method): a
-// large call's arguments are then read once, not twice.
-//
-// A tools/call runs as far as binding its arguments while Decode's check
-// of a large message is still running, and waits for it before it calls
-// anything; everything else waits for it first.
+// decode decodes one incoming message. A large tools/call comes back
+// while it is still being checked as JSON, so that binding its arguments
+// runs beside the check (see jsonrpc.ReadParams); any other message is
+// checked first.
+func decode(data []byte) (*jsonrpc.Message, json.RawMessage, *jsonrpc.Error) {
+	return jsonrpc.Decode(data, methodToolsCall)
+}
+
+// HandleMessage is Handle for a message already decoded (by decode), by a
+// transport that had to look at it first (Streamable HTTP routes on the
+// method): a large call's arguments are then read once, not twice.
 func (ss *Session) HandleMessage(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
-	if !isCall(m) {
-		if err := m.Check(); err != nil {
-			reply(jsonrpc.Fail(jsonrpc.Null, err))
-			return
-		}
-	}
 	switch {
 	case m.IsNotification():
 		ss.notify(m)
@@ -96,10 +94,6 @@ func (ss *Session) HandleMessage(ctx context.Context, m *jsonrpc.Message, reply 
 	// A response to a request of ours: the server sends none, so there
 	// is nothing to match it with.
 }
-
-// isCall reports whether m is a tools/call request: the one message that
-// goes on while Decode's check of a large message runs.
-func isCall(m *jsonrpc.Message) bool { return m.IsRequest() && m.Method == methodToolsCall }
 
 // Wait blocks until every tools/call in flight has ended and its reply
 // has been handed to reply.
@@ -131,23 +125,23 @@ func (ss *Session) Cancel() {
 func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
 	switch m.Method {
 	case methodPing:
-		reply(jsonrpc.Result(m.ID, struct{}{}))
+		reply(m.Result(struct{}{}))
 	case methodInitialize:
 		reply(ss.initialize(m))
 	case methodToolsList:
 		if err := ss.needReady(); err != nil {
-			reply(jsonrpc.Fail(m.ID, err))
+			reply(m.Fail(err))
 			return
 		}
-		reply(jsonrpc.ResultJSON(m.ID, ss.listResult()))
+		reply(m.ResultJSON(ss.listResult()))
 	case methodToolsCall:
 		if err := ss.needReady(); err != nil {
-			reply(jsonrpc.Fail(m.ID, err))
+			reply(m.Fail(err))
 			return
 		}
 		ss.startCall(ctx, m, reply)
 	default:
-		reply(jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
+		reply(m.Fail(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
 	}
 }
 
@@ -155,19 +149,23 @@ func (ss *Session) initialize(m *jsonrpc.Message) []byte {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if len(m.Params) > 0 {
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return jsonrpc.Fail(m.ID, invalidParams("invalid initialize params: %v", err))
+	params, err := m.Params()
+	if err != nil {
+		return m.Fail(err)
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return m.Fail(invalidParams("invalid initialize params: %v", err))
 		}
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.state != fresh {
-		return jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the session is already initialized"))
+		return m.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the session is already initialized"))
 	}
 	ss.version = negotiate(p.ProtocolVersion)
 	ss.state = initialized
-	return jsonrpc.Result(m.ID, ss.srv.initializeResult(ss.version))
+	return m.Result(ss.srv.initializeResult(ss.version))
 }
 
 // needReady is the error for a request that needs the handshake done.
@@ -209,7 +207,8 @@ func (ss *Session) notify(m *jsonrpc.Message) {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+		params, err := m.Params()
+		if err != nil || json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
 			return
 		}
 		ss.mu.Lock()
@@ -225,14 +224,14 @@ func (ss *Session) notify(m *jsonrpc.Message) {
 
 // startCall registers a tools/call and runs it on a goroutine of its own.
 func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
-	key := string(m.ID)
+	key := m.Key()
 	ctx, cancel := context.WithCancel(ctx)
 	c := &inflight{cancel: cancel}
 	ss.mu.Lock()
 	if ss.calls[key] != nil {
 		ss.mu.Unlock()
 		cancel()
-		reply(failChecked(m, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id %s is already in use by a call in flight", key)))
+		reply(m.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id %s is already in use by a call in flight", key)))
 		return
 	}
 	ss.calls[key] = c

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,7 +65,8 @@ type fakePools struct {
 	m       *manifest.Manifest
 	mu      sync.Mutex
 	gates   map[string]chan struct{}
-	started chan string // receives a wait's key once it runs
+	started chan string  // receives a wait's key once it runs
+	calls   atomic.Int64 // of Call
 }
 
 func newFakePools(m *manifest.Manifest) *fakePools {
@@ -83,6 +85,7 @@ func (p *fakePools) gate(key string) chan struct{} {
 func (p *fakePools) release(key string) { close(p.gate(key)) }
 
 func (p *fakePools) Call(ctx context.Context, f *manifest.Function, data []byte) ([]byte, error) {
+	p.calls.Add(1)
 	args, err := types.DecodeArgs(f.Args, data)
 	if err != nil {
 		return nil, err
@@ -262,7 +265,7 @@ func TestCalls(t *testing.T) {
 }
 
 // TestLargeCalls: a large message is checked as JSON while its call binds
-// its arguments (jsonrpc.Decode); one that is not JSON gets the parse
+// its arguments (jsonrpc.ReadParams); one that is not JSON gets the parse
 // error, and nothing runs for it.
 func TestLargeCalls(t *testing.T) {
 	srv, pools := callsServer(t, Options{})
@@ -283,7 +286,14 @@ func TestLargeCalls(t *testing.T) {
 			if len(got) != 2 || !strings.HasPrefix(got[1], parseError) {
 				t.Errorf("got %.200s, want the parse error", strings.Join(got, "\n"))
 			}
+			if n := pools.calls.Load(); n != 0 {
+				t.Errorf("%d function calls ran for a message that is not JSON", n)
+			}
 		})
+	}
+	// The same call, JSON, runs: the test above could fail.
+	if got := exchange(srv, initLine, initializedLine, add); len(got) != 2 || !strings.Contains(got[1], `"text":"3"`) || pools.calls.Load() != 1 {
+		t.Fatalf("the large call: %.200s, %d function calls", strings.Join(got, "\n"), pools.calls.Load())
 	}
 
 	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{"key":"` + key + `"}}}`

@@ -134,14 +134,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	m, id, rpcErr := jsonrpc.Decode(body)
-	if rpcErr == nil && !isCall(m) {
-		// Only a call goes on while a large message's check runs (see
-		// Session.HandleMessage); its refusals below wait for it.
-		if perr := m.Check(); perr != nil {
-			id, rpcErr = jsonrpc.Null, perr
-		}
-	}
+	m, id, rpcErr := decode(body)
 	if rpcErr != nil {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
 		return
@@ -157,14 +150,14 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "60")
 				msg = "too many sessions; try again later"
 			}
-			writeJSON(w, status, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s", msg)))
+			refuse(w, m, status, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s", msg))
 			return
 		}
 	case sid == "" && m.IsRequest() && !sessionMethod(m.Method):
 		// A method this server does not have, such as the server/discover
 		// probe of newer clients, is answered as such, with its id, so
 		// that the client falls back to initialize.
-		writeJSON(w, http.StatusOK, jsonrpc.Fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
+		refuse(w, m, http.StatusOK, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method))
 		return
 	case sid == "":
 		refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
@@ -209,8 +202,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case reply != nil && m.Check() != nil:
-		// A large call that turned out not to be JSON: answered as a
-		// small one is, by Decode above.
+		// A large call that turned out not to be JSON, answered with the
+		// parse error: with the status of a small one (see decode above).
 		writeJSON(w, http.StatusBadRequest, reply)
 	case reply == nil:
 		// The client cancelled the call: no reply, by the protocol.
@@ -342,14 +335,6 @@ func owner(r *http.Request) [sha256.Size]byte {
 	return sha256.Sum256([]byte(r.Header.Get("Authorization")))
 }
 
-// idOf is the id to echo in an error about m: its own, or null.
-func idOf(m *jsonrpc.Message) []byte {
-	if m.ID != nil {
-		return m.ID
-	}
-	return jsonrpc.Null
-}
-
 // acceptsOnlyEvents reports whether an Accept header admits
 // text/event-stream but not JSON.
 func acceptsOnlyEvents(accept []string) bool {
@@ -375,13 +360,13 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // refuse answers m with status and err, or with 400 and the parse error
-// when m turns out not to be JSON.
+// when m turns out not to be JSON (a large call, whose check may still
+// run).
 func refuse(w http.ResponseWriter, m *jsonrpc.Message, status int, err *jsonrpc.Error) {
-	if perr := m.Check(); perr != nil {
-		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(jsonrpc.Null, perr))
-		return
+	if m.Check() != nil {
+		status = http.StatusBadRequest
 	}
-	writeJSON(w, status, jsonrpc.Fail(idOf(m), err))
+	writeJSON(w, status, m.Fail(err))
 }
 
 // readBody reads a request's body. A body of known length (as clients send
