@@ -17,6 +17,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -50,14 +51,14 @@ func mcpCommand() *cli.Command {
 					return usageError{fmt.Errorf("--%s needs --http-port", name)}
 				}
 			}
-			return serveStdio(m, mcpOptions(c), poolOptions(c))
+			return serveStdio(m, callOptions(c), poolOptions(c))
 		},
 	}
 }
 
 // serveStdio serves program m over stdio until stdin ends or a signal
 // comes, then stops the pools.
-func serveStdio(m *manifest.Manifest, opts mcp.Options, popts pool.Options) error {
+func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options) error {
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -93,13 +94,13 @@ func startPools(ctx context.Context, sup *pool.Supervisor, m *manifest.Manifest)
 
 // newServer makes the MCP server of program m, calling pools through
 // caller, and reports the commands it cannot serve on log.
-func newServer(m *manifest.Manifest, caller dispatch.Caller, opts mcp.Options, log io.Writer) *mcp.Server {
+func newServer(m *manifest.Manifest, caller dispatch.Caller, opts tool.Options, log io.Writer) *mcp.Server {
 	d := &dispatch.Dispatcher{M: m, Pools: caller}
-	tools, skipped := mcp.NewTools(m, d, "")
+	tools, skipped := tool.FromProgram(m, d, "")
 	for _, s := range skipped {
 		fmt.Fprintf(log, "nexus: %s\n", s)
 	}
-	return mcp.NewServer(m.Name, tools, opts)
+	return mcp.NewServer(m.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout})
 }
 
 // poolLangs are the languages of m's pools.
@@ -114,7 +115,7 @@ func poolLangs(m *manifest.Manifest) []string {
 // printTools prints the tools/list result of m (`./prog --mcp-tools`),
 // without starting any pool.
 func printTools(m *manifest.Manifest, w, log io.Writer) error {
-	srv := newServer(m, nil, mcp.Options{}, log)
+	srv := newServer(m, nil, tool.Options{}, log)
 	out, err := indentJSON(srv.ListResult())
 	if err != nil {
 		return err

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
-	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/manifest/types"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 )
 
 // callParams are the params of tools/call.
@@ -85,29 +83,6 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 	return jsonrpc.ResultJSON(m.ID, toolResult(res.Text, record, false))
 }
 
-// Result is the outcome of a tool call that succeeded.
-type Result struct {
-	// Value is the result as compact JSON: the command's, or its output
-	// action's (a render action's text as a JSON string).
-	Value []byte
-	// Text is what MCP's text block shows: Value, but a render action's
-	// text as it is.
-	Text string
-	// Record is the command's own result as JSON when it is a record (the
-	// structured content), else nil.
-	Record []byte
-}
-
-// Call calls tool name with named arguments, as tools/call does (and the
-// JSON API of nexus serve). A bad call, on which nothing ran (an unknown
-// tool, a missing, unknown or ill-typed argument), fails with a
-// *jsonrpc.Error of CodeInvalidParams. A failure of the command is an
-// error whose message is fit to show the user; it wraps the cause (a
-// pool.FunctionError, a dispatch.ThrowError, a context error).
-func (s *Server) Call(ctx context.Context, name string, named map[string]json.RawMessage) (Result, error) {
-	return s.callTool(ctx, name, named, nil)
-}
-
 // failChecked answers m with err, or with the parse error when m turns
 // out not to be JSON (see jsonrpc.Message.Check).
 func failChecked(m *jsonrpc.Message, err *jsonrpc.Error) []byte {
@@ -117,96 +92,43 @@ func failChecked(m *jsonrpc.Message, err *jsonrpc.Error) []byte {
 	return jsonrpc.Fail(m.ID, err)
 }
 
-// callTool is Call, which calls check, when not nil, after binding the
-// arguments and before anything runs: a failed check fails the call.
-func (s *Server) callTool(ctx context.Context, name string, named map[string]json.RawMessage, check func() *jsonrpc.Error) (Result, error) {
-	t := s.byName[name]
+// callTool calls tool name with named arguments. It calls check after
+// binding the arguments and before anything runs: a failed check fails
+// the call. A bad call, on which nothing ran (an unknown tool, a missing,
+// unknown or ill-typed argument), fails with a *jsonrpc.Error of
+// CodeInvalidParams; a failure of the command is an error whose message is
+// fit to show the user (see tool.Set.Run).
+func (s *Server) callTool(ctx context.Context, name string, named map[string]json.RawMessage, check func() *jsonrpc.Error) (tool.Result, error) {
+	t := s.tools.Tool(name)
 	if t == nil {
-		return Result{}, invalidParams("unknown tool '%s'", name)
+		return tool.Result{}, invalidParams("unknown tool '%s'", name)
 	}
-	args, action, bad := t.bind(named)
-	if check != nil {
-		if err := check(); err != nil {
-			return Result{}, err
-		}
+	c, bad := t.Bind(named)
+	if err := check(); err != nil {
+		return tool.Result{}, err
 	}
 	if bad != nil {
-		return Result{}, bad
+		return tool.Result{}, callError(bad)
 	}
-	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
-		defer cancel()
-	}
-	res, err := t.run(ctx, args, action)
-	if err != nil {
-		return Result{}, s.failure(ctx, t, err)
-	}
-	return res, nil
+	return s.tools.Run(ctx, t, c)
 }
 
-// Tool returns the tool called name, or nil.
-func (s *Server) Tool(name string) *Tool { return s.byName[name] }
-
-// run runs the tool's command with args, then action if not nil.
-func (t *Tool) run(ctx context.Context, args []any, action *manifest.Action) (Result, error) {
-	v, err := t.d.Run(ctx, t.cmd, args)
-	if err != nil {
-		return Result{}, err
+// callError is the JSON-RPC error of a call that could not bind its
+// arguments: invalid params, else a fault of the server's own.
+func callError(err error) *jsonrpc.Error {
+	var bad *tool.ArgError
+	if errors.As(err, &bad) {
+		return invalidParams("%s", bad.Msg)
 	}
-	out, err := types.ToJSON(t.cmd.Return, v)
-	if err != nil {
-		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
-	}
-	var res Result
-	if t.cmd.Return.Kind == types.Record {
-		res.Record = out
-	}
-	if action == nil {
-		res.Value, res.Text = out, string(out)
-		return res, nil
-	}
-	v, err = t.d.RunAction(ctx, action, v)
-	if err != nil {
-		return Result{}, err
-	}
-	if res.Value, err = types.ToJSON(action.Return, v); err != nil {
-		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
-	}
-	res.Text = string(res.Value)
-	if s, ok := v.(string); ok && action.Kind == "render" {
-		res.Text = s
-	}
-	return res, nil
+	return internal("%v", err)
 }
-
-// failure is the error of a failed call, with a message that says what
-// happened when the call was cut short.
-func (s *Server) failure(ctx context.Context, t *Tool, err error) error {
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &cutShort{fmt.Sprintf("%s timed out after %v", t.Name, s.timeout), ctx.Err()}
-	case ctx.Err() != nil:
-		return &cutShort{fmt.Sprintf("%s was cancelled", t.Name), ctx.Err()}
-	}
-	return err
-}
-
-// cutShort is a call ended by its context: a timeout or a cancellation.
-type cutShort struct {
-	msg   string
-	cause error
-}
-
-func (e *cutShort) Error() string { return e.msg }
-func (e *cutShort) Unwrap() error { return e.cause }
 
 // toolResult encodes a CallToolResult: one text block, the structured
 // content when there is some, and isError.
 func toolResult(text string, structured []byte, isError bool) []byte {
 	b := make([]byte, 0, len(text)+len(structured)+64)
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = appendString(b, text)
+	b = tool.AppendString(b, text)
 	b = append(b, "}]"...)
 	if structured != nil {
 		b = append(b, `,"structuredContent":`...)
@@ -216,4 +138,12 @@ func toolResult(text string, structured []byte, isError bool) []byte {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}')
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...)
+}
+
+func internal(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: "+format, args...)
 }
