@@ -18,6 +18,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -72,17 +73,16 @@ func httpOptions(c *cli.Context) mcp.HTTPOptions {
 
 // serveProgramHTTP serves one program's tools over Streamable HTTP at /mcp.
 func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
-	sup := pool.New(m, poolOptions(c))
-	srv := newServer(m, sup, callOptions(c), os.Stderr)
-	h := mcp.NewHTTPHandler(srv, httpOptions(c))
+	prog := program.New(m, poolOptions(c))
+	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), os.Stderr), httpOptions(c))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	startPools(ctx, sup, m)
+	prog.StartPools(ctx, os.Stderr)
 	return serveHTTP(ctx, c, mux, "MCP at /mcp", func() {
 		h.Close()
-		sup.Close()
+		prog.Close()
 	})
 }
 

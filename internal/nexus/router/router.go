@@ -3,7 +3,8 @@
 // <module>__<command>, and beside it a JSON API for clients that are not
 // MCP clients: POST /call/<module>/<command>, GET /discover, GET /health.
 //
-// Each program keeps its own pools, started on first use and supervised.
+// Each program is the runtime stack of nexus/program: its own pools,
+// started on first use and supervised.
 // Both the MCP tools and the JSON API call commands as the tools of
 // nexus/tool, so an argument means the same on both; the JSON API answers
 // a bad call (a *tool.ArgError) with 400.
@@ -19,10 +20,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -43,18 +44,17 @@ type Options struct {
 
 // Router is several programs behind one http.Handler.
 type Router struct {
-	programs []*program
-	byModule map[string]*program
+	programs []*served
+	byModule map[string]*served
 	tools    *tool.Set // every program's, as the JSON API calls them
 	mcp      *mcp.HTTPHandler
 	mux      *http.ServeMux
 }
 
-// program is one program served by a Router.
-type program struct {
+// served is one program served by a Router.
+type served struct {
+	*program.Program
 	module string
-	m      *manifest.Manifest
-	pools  *pool.Supervisor
 	tools  []*tool.Tool
 }
 
@@ -64,15 +64,14 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	rt := &Router{byModule: map[string]*program{}}
+	rt := &Router{byModule: map[string]*served{}}
 	var all []*tool.Tool
 	for _, m := range ms {
 		if prev := rt.byModule[m.Name]; prev != nil {
-			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.m.Dir, m.Dir)
+			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.Manifest.Dir, m.Dir)
 		}
-		p := &program{module: m.Name, m: m, pools: pool.New(m, opts.Pool)}
-		d := &dispatch.Dispatcher{M: m, Pools: p.pools}
-		tools, skipped := tool.FromProgram(m, d, m.Name+Separator)
+		p := &served{Program: program.New(m, opts.Pool), module: m.Name}
+		tools, skipped := p.Tools(m.Name + Separator)
 		for _, s := range skipped {
 			fmt.Fprintf(opts.Log, "nexus: %s: %s\n", m.Name, s)
 		}
@@ -101,7 +100,7 @@ func (rt *Router) Close() error {
 	rt.mcp.Close()
 	var errs []error
 	for _, p := range rt.programs {
-		errs = append(errs, p.pools.Close())
+		errs = append(errs, p.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -173,7 +172,7 @@ func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
 		Programs []prog `json:"programs"`
 	}{Programs: []prog{}}
 	for _, p := range rt.programs {
-		pr := prog{Module: p.module, Description: strings.Join(p.m.Doc, "\n"), Tools: []entry{}}
+		pr := prog{Module: p.module, Description: strings.Join(p.Manifest.Doc, "\n"), Tools: []entry{}}
 		for _, t := range p.tools {
 			command := strings.TrimPrefix(t.Name, p.module+Separator)
 			pr.Tools = append(pr.Tools, entry{Call: "/call/" + p.module + "/" + command, Tool: t})
@@ -195,7 +194,7 @@ func (rt *Router) health(w http.ResponseWriter, r *http.Request) {
 		Programs []prog `json:"programs"`
 	}{Status: "ok", Sessions: rt.mcp.Sessions(), Programs: []prog{}}
 	for _, p := range rt.programs {
-		st := p.pools.Status()
+		st := p.Pools.Status()
 		for _, s := range st {
 			if s.State == "held" {
 				out.Status = "degraded"
