@@ -101,7 +101,7 @@ func failChecked(m *jsonrpc.Message, err *jsonrpc.Error) []byte {
 func (s *Server) callTool(ctx context.Context, name string, named map[string]json.RawMessage, check func() *jsonrpc.Error) (tool.Result, error) {
 	t := s.tools.Tool(name)
 	if t == nil {
-		return tool.Result{}, invalidParams("unknown tool '%s'", name)
+		return tool.Result{}, callError(tool.UnknownTool(name))
 	}
 	c, bad := t.Bind(named)
 	if err := check(); err != nil {
