@@ -18,6 +18,8 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -34,7 +36,7 @@ func serverFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "session-idle", Value: mcp.DefaultSessionIdle, Usage: "end an MCP session after `DURATION` without a request"},
 		&cli.IntFlag{Name: "max-sessions", Value: mcp.DefaultMaxSessions, Usage: "at most `N` MCP sessions at once"},
 		&cli.Int64Flag{Name: "max-body", Value: guard.DefaultMaxBody, Usage: "refuse request bodies over `BYTES`"},
-		&cli.DurationFlag{Name: "timeout", Value: mcp.DefaultCallTimeout, Usage: "bound on each tool call (`DURATION`, e.g. 30s or 2h; 0 for none)"},
+		&cli.DurationFlag{Name: "timeout", Value: tool.DefaultCallTimeout, Usage: "bound on each tool call (`DURATION`, e.g. 30s or 2h; 0 for none)"},
 		&cli.IntFlag{Name: "pool-calls", Value: pool.DefaultMaxCalls, Usage: "at most `N` calls in flight in each pool; more wait"},
 	}
 }
@@ -53,12 +55,12 @@ func tuneGC() {
 	}
 }
 
-func mcpOptions(c *cli.Context) mcp.Options {
+func callOptions(c *cli.Context) tool.Options {
 	timeout := c.Duration("timeout")
 	if timeout == 0 {
 		timeout = -1 // none
 	}
-	return mcp.Options{CallTimeout: timeout}
+	return tool.Options{CallTimeout: timeout}
 }
 
 func poolOptions(c *cli.Context) pool.Options {
@@ -71,17 +73,16 @@ func httpOptions(c *cli.Context) mcp.HTTPOptions {
 
 // serveProgramHTTP serves one program's tools over Streamable HTTP at /mcp.
 func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
-	sup := pool.New(m, poolOptions(c))
-	srv := newServer(m, sup, mcpOptions(c), os.Stderr)
-	h := mcp.NewHTTPHandler(srv, httpOptions(c))
+	prog := program.New(m, poolOptions(c))
+	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), os.Stderr), httpOptions(c))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	startPools(ctx, sup, m)
+	prog.StartPools(ctx, os.Stderr)
 	return serveHTTP(ctx, c, mux, "MCP at /mcp", func() {
 		h.Close()
-		sup.Close()
+		prog.Close()
 	})
 }
 
@@ -142,7 +143,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string,
 		fmt.Fprintln(os.Stderr, "nexus: stopping: finishing the calls in flight")
 		grace := callTimeout
 		if grace <= 0 {
-			grace = mcp.DefaultCallTimeout
+			grace = tool.DefaultCallTimeout
 		}
 		sctx, cancel := context.WithTimeout(context.Background(), grace)
 		err = srv.Shutdown(sctx)

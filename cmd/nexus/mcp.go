@@ -14,9 +14,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -50,14 +51,14 @@ func mcpCommand() *cli.Command {
 					return usageError{fmt.Errorf("--%s needs --http-port", name)}
 				}
 			}
-			return serveStdio(m, mcpOptions(c), poolOptions(c))
+			return serveStdio(m, callOptions(c), poolOptions(c))
 		},
 	}
 }
 
 // serveStdio serves program m over stdio until stdin ends or a signal
 // comes, then stops the pools.
-func serveStdio(m *manifest.Manifest, opts mcp.Options, popts pool.Options) error {
+func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options) error {
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -68,53 +69,30 @@ func serveStdio(m *manifest.Manifest, opts mcp.Options, popts pool.Options) erro
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	sup := pool.New(m, popts)
-	defer sup.Close()
-	startPools(ctx, sup, m)
-	err = mcp.ServeStdio(ctx, newServer(m, sup, opts, os.Stderr), os.Stdin, out)
+	prog := program.New(m, popts)
+	defer prog.Close()
+	prog.StartPools(ctx, os.Stderr)
+	err = mcp.ServeStdio(ctx, newServer(prog, opts, os.Stderr), os.Stdin, out)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
 	}
 	return err
 }
 
-// startPools starts every pool of m at once, in parallel, as servers do:
-// a client's first call then waits for no pool, and a pool's start, the
-// longest step of a server's start, overlaps the rest of it. A pool that
-// fails to start is started again by the first call that needs it, which
-// reports the failure.
-func startPools(ctx context.Context, sup *pool.Supervisor, m *manifest.Manifest) {
-	go func() {
-		if err := sup.Start(ctx, poolLangs(m)...); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(os.Stderr, "nexus: %v\n", err)
-		}
-	}()
-}
-
-// newServer makes the MCP server of program m, calling pools through
-// caller, and reports the commands it cannot serve on log.
-func newServer(m *manifest.Manifest, caller dispatch.Caller, opts mcp.Options, log io.Writer) *mcp.Server {
-	d := &dispatch.Dispatcher{M: m, Pools: caller}
-	tools, skipped := mcp.NewTools(m, d, "")
+// newServer makes the MCP server of prog, and reports the commands it
+// cannot serve on log.
+func newServer(prog *program.Program, opts tool.Options, log io.Writer) *mcp.Server {
+	tools, skipped := prog.Tools("")
 	for _, s := range skipped {
 		fmt.Fprintf(log, "nexus: %s\n", s)
 	}
-	return mcp.NewServer(m.Name, tools, opts)
-}
-
-// poolLangs are the languages of m's pools.
-func poolLangs(m *manifest.Manifest) []string {
-	langs := make([]string, len(m.Pools))
-	for i, p := range m.Pools {
-		langs[i] = p.Lang
-	}
-	return langs
+	return mcp.NewServer(prog.Manifest.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout})
 }
 
 // printTools prints the tools/list result of m (`./prog --mcp-tools`),
-// without starting any pool.
+// without starting any pool (nothing is called).
 func printTools(m *manifest.Manifest, w, log io.Writer) error {
-	srv := newServer(m, nil, mcp.Options{}, log)
+	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, log)
 	out, err := indentJSON(srv.ListResult())
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	nexuscli "github.com/nexus-run/nexus/internal/nexus/cli"
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -50,18 +51,20 @@ func runCommand() *cli.Command {
 func runProgram(m *manifest.Manifest, argv []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var sup *pool.Supervisor
+	// The stack is built only for a command that calls a pool, and
+	// starts only the pools it calls, on its first call of each.
+	var prog *program.Program
 	defer func() {
-		if sup != nil {
-			sup.Close()
+		if prog != nil {
+			prog.Close()
 		}
 	}()
 	r := &nexuscli.Runner{
 		M:    m,
 		Prog: progName(m),
 		NewPools: func() (dispatch.Caller, error) {
-			sup = pool.New(m, pool.Options{Stderr: os.Stderr})
-			return sup, nil
+			prog = program.New(m, pool.Options{Stderr: os.Stderr})
+			return prog.Pools, nil
 		},
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,

@@ -39,7 +39,7 @@ func serveCommand() *cli.Command {
 			}
 			tuneGC()
 			rt, err := router.New(ms, router.Options{
-				MCP: mcpOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr,
+				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr,
 			})
 			if err != nil {
 				return err

@@ -2,7 +2,8 @@
 // supervisor's stderr is captured, and when the test ends it is closed and
 // checked for leftovers (child processes, files in its socket folder).
 // The pool runtimes' tests and the supervisor's own use it; its Buffer
-// serves the integration tests and benchmarks too.
+// serves the integration tests and benchmarks too, and Compile the tests
+// of what sits above the pools (tools, MCP).
 package pooltest
 
 import (
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nexus-run/nexus/internal/codegen"
 	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/manifest"
@@ -156,4 +158,22 @@ func Program(root, lang, src string, write Writer, fns []Fn) (*manifest.Manifest
 	}
 	m.Pools = []manifest.Pool{{Lang: lang, Command: cmd}}
 	return m, m.Validate()
+}
+
+// Compile compiles a .loc program, beside a Python source fns.py holding
+// py, and returns its manifest. It builds no pool.
+func Compile(t testing.TB, loc, py string) *manifest.Manifest {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.loc"), []byte(loc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fns.py"), []byte(py), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := codegen.Compile(filepath.Join(dir, "main.loc"))
+	if err != nil {
+		t.Fatalf("compile:\n%v", err)
+	}
+	return prog.Manifest
 }

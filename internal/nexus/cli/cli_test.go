@@ -237,6 +237,10 @@ func TestErrors(t *testing.T) {
 		{demo, []string{"unrolled"}, ExitUsage, []string{"missing option --threads"}},
 		{demo, []string{"unrolled", "--threads", "x"}, ExitUsage, []string{`invalid value for --threads: expected Int, got "x"`}},
 		{demo, []string{"unrolled", "--config", `{"threads":1,"bogus":1}`}, ExitUsage, []string{`invalid value for --config: record Settings has no field "bogus"`}},
+		{demo, []string{"unrolled", "--config", `{"threads":"many"}`}, ExitUsage, []string{`invalid value for --config: field threads: expected an integer, got the string "many"`}},
+		// The whole record is read whole, as over MCP, even where a field
+		// option gives the field.
+		{demo, []string{"unrolled", "--threads", "2", "-c", `{"threads":"many"}`}, ExitUsage, []string{`invalid value for -c: field threads: expected an integer`}},
 		{demo, []string{"unrolled", "-c", `{"threads":"x"}`}, ExitUsage, []string{"invalid value for -c: field threads: expected an integer"}},
 		{demo, []string{"unrolled", "--config", "nonsense"}, ExitUsage, []string{"expected Settings as JSON or a file holding it"}},
 		{demo, []string{"actions", "--lines", "--raw", "1"}, ExitUsage, []string{"only one output action at a time: '--lines' and '--raw'"}},

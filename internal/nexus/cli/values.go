@@ -2,12 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/manifest/types"
 )
 
 // values builds the command's argument values from the positional tokens
@@ -161,60 +159,34 @@ func omitted(a *manifest.Arg) (any, bool, error) {
 	return v, ok, nil
 }
 
-// record builds an unrolled record's value: each field from its own option
-// when given, else from the whole-record option, else from its default.
-// lacking names the fields that have none of these.
+// record builds an unrolled record's value by tool.Record: each field from
+// its own option when given, else from the whole-record option, else from
+// its default. lacking names the fields that have none of these.
 func (p *commandParser) record(g *group) (any, []string, error) {
-	t := g.arg.Type
-	for _, k := range slices.Sorted(maps.Keys(g.whole)) {
-		if t.Field(k) == nil {
-			return nil, nil, p.usage("invalid value for %s: record %s has no field %q", g.given, t.Name, k)
+	var whole map[string]any
+	if g.whole != nil {
+		var err error
+		if whole, err = tool.WholeRecord(g.arg.Type, g.whole); err != nil {
+			return nil, nil, p.usage("invalid value for %s: %v", g.given, err)
 		}
 	}
-	rec := make(map[string]any, len(t.Fields))
-	var lacking []string
-	for _, f := range t.Fields {
-		o := g.fields[f.Name]
-		if o != nil && o.given != "" {
-			rec[f.Name] = o.value
-			continue
+	fields := map[string]any{}
+	for name, o := range g.fields {
+		if o.given != "" {
+			fields[name] = o.value
 		}
-		if raw, ok := g.whole[f.Name]; ok {
-			v, err := types.FromJSONValue(f.Type, raw)
-			if err != nil {
-				return nil, nil, p.usage("invalid value for %s: field %s: %v", g.given, f.Name, err)
-			}
-			rec[f.Name] = v
-			continue
-		}
-		fa := fieldArg(o, f)
-		v, ok, err := omitted(fa)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !ok {
-			if o != nil && (o.arg.Short != "" || o.arg.Long != "") {
-				lacking = append(lacking, "option "+optionLabel(o.arg))
-			} else {
-				lacking = append(lacking, fmt.Sprintf("field %s of %s", f.Name, t.Name))
-			}
-			continue
-		}
-		rec[f.Name] = v
 	}
-	return rec, lacking, nil
-}
-
-// fieldArg is the argument describing field f: its option, with the
-// record type's default when the option has none.
-func fieldArg(o *option, f types.Field) *manifest.Arg {
-	if o == nil {
-		return &manifest.Arg{Kind: manifest.Option, Type: f.Type, Field: f.Name, Default: f.Default}
+	rec, lacking, err := tool.Record(g.arg, fields, whole)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(o.arg.Default) == 0 && len(f.Default) > 0 {
-		a := *o.arg
-		a.Default = f.Default
-		return &a
+	labels := make([]string, len(lacking))
+	for i, fa := range lacking {
+		if fa.Short != "" || fa.Long != "" {
+			labels[i] = "option " + optionLabel(fa)
+		} else {
+			labels[i] = fmt.Sprintf("field %s of %s", fa.Field, g.arg.Type.Name)
+		}
 	}
-	return o.arg
+	return rec, labels, nil
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
-	"github.com/nexus-run/nexus/manifest"
-	"github.com/nexus-run/nexus/manifest/types"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 )
 
 // callParams are the params of tools/call.
@@ -90,130 +88,51 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 	return m.ResultJSON(toolResult(res.Text, record, false))
 }
 
-// Result is the outcome of a tool call that succeeded.
-type Result struct {
-	// Value is the result as compact JSON: the command's, or its output
-	// action's (a render action's text as a JSON string).
-	Value []byte
-	// Text is what MCP's text block shows: Value, but a render action's
-	// text as it is.
-	Text string
-	// Record is the command's own result as JSON when it is a record (the
-	// structured content), else nil.
-	Record []byte
-}
-
-// Call calls tool name with named arguments, as tools/call does (and the
-// JSON API of nexus serve). A bad call, on which nothing ran (an unknown
-// tool, a missing, unknown or ill-typed argument), fails with a
-// *jsonrpc.Error of CodeInvalidParams. A failure of the command is an
-// error whose message is fit to show the user; it wraps the cause (a
-// pool.FunctionError, a dispatch.ThrowError, a context error).
-func (s *Server) Call(ctx context.Context, name string, named map[string]json.RawMessage) (Result, error) {
-	c, bad := s.bind(name, named)
-	if bad != nil {
-		return Result{}, bad
-	}
-	return s.run(ctx, c)
-}
-
 // boundCall is a call ready to run: its tool, and its arguments bound.
 type boundCall struct {
-	t      *Tool
-	args   []any
-	action *manifest.Action
+	t    *tool.Tool
+	call tool.Call
 }
 
 // bind is all of a call that comes before anything runs: finding tool
-// name, and binding named to its arguments.
+// name, and binding named to its arguments. A bad call, on which nothing
+// runs (an unknown tool, a missing, unknown or ill-typed argument), fails
+// with a *jsonrpc.Error of CodeInvalidParams.
 func (s *Server) bind(name string, named map[string]json.RawMessage) (boundCall, *jsonrpc.Error) {
-	t := s.byName[name]
+	t := s.tools.Tool(name)
 	if t == nil {
-		return boundCall{}, invalidParams("unknown tool '%s'", name)
+		return boundCall{}, callError(tool.UnknownTool(name))
 	}
-	args, action, bad := t.bind(named)
-	if bad != nil {
-		return boundCall{}, bad
-	}
-	return boundCall{t: t, args: args, action: action}, nil
-}
-
-// run runs a bound call, within the server's timeout.
-func (s *Server) run(ctx context.Context, c boundCall) (Result, error) {
-	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
-		defer cancel()
-	}
-	res, err := c.t.run(ctx, c.args, c.action)
+	c, err := t.Bind(named)
 	if err != nil {
-		return Result{}, s.failure(ctx, c.t, err)
+		return boundCall{}, callError(err)
 	}
-	return res, nil
+	return boundCall{t: t, call: c}, nil
 }
 
-// Tool returns the tool called name, or nil.
-func (s *Server) Tool(name string) *Tool { return s.byName[name] }
-
-// run runs the tool's command with args, then action if not nil.
-func (t *Tool) run(ctx context.Context, args []any, action *manifest.Action) (Result, error) {
-	v, err := t.d.Run(ctx, t.cmd, args)
-	if err != nil {
-		return Result{}, err
-	}
-	out, err := types.ToJSON(t.cmd.Return, v)
-	if err != nil {
-		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
-	}
-	var res Result
-	if t.cmd.Return.Kind == types.Record {
-		res.Record = out
-	}
-	if action == nil {
-		res.Value, res.Text = out, string(out)
-		return res, nil
-	}
-	v, err = t.d.RunAction(ctx, action, v)
-	if err != nil {
-		return Result{}, err
-	}
-	if res.Value, err = types.ToJSON(action.Return, v); err != nil {
-		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
-	}
-	res.Text = string(res.Value)
-	if s, ok := v.(string); ok && action.Kind == "render" {
-		res.Text = s
-	}
-	return res, nil
+// run runs a bound call, within the server's timeout. A failure of the
+// command is an error whose message is fit to show the user (see
+// tool.Set.Run).
+func (s *Server) run(ctx context.Context, c boundCall) (tool.Result, error) {
+	return s.tools.Run(ctx, c.t, c.call)
 }
 
-// failure is the error of a failed call, with a message that says what
-// happened when the call was cut short.
-func (s *Server) failure(ctx context.Context, t *Tool, err error) error {
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &cutShort{fmt.Sprintf("%s timed out after %v", t.Name, s.timeout), ctx.Err()}
-	case ctx.Err() != nil:
-		return &cutShort{fmt.Sprintf("%s was cancelled", t.Name), ctx.Err()}
+// callError is the JSON-RPC error of a call that could not bind its
+// arguments: invalid params, else a fault of the server's own.
+func callError(err error) *jsonrpc.Error {
+	var bad *tool.ArgError
+	if errors.As(err, &bad) {
+		return invalidParams("%s", bad.Msg)
 	}
-	return err
+	return internal("%v", err)
 }
-
-// cutShort is a call ended by its context: a timeout or a cancellation.
-type cutShort struct {
-	msg   string
-	cause error
-}
-
-func (e *cutShort) Error() string { return e.msg }
-func (e *cutShort) Unwrap() error { return e.cause }
 
 // toolResult encodes a CallToolResult: one text block, the structured
 // content when there is some, and isError.
 func toolResult(text string, structured []byte, isError bool) []byte {
 	b := make([]byte, 0, len(text)+len(structured)+64)
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = appendString(b, text)
+	b = tool.AppendString(b, text)
 	b = append(b, "}]"...)
 	if structured != nil {
 		b = append(b, `,"structuredContent":`...)
@@ -223,4 +142,12 @@ func toolResult(text string, structured []byte, isError bool) []byte {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}')
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...)
+}
+
+func internal(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: "+format, args...)
 }

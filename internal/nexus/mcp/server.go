@@ -2,7 +2,9 @@
 // (initialize and version negotiation, ping), tools/list with a JSON
 // Schema per command, and tools/call, which binds named arguments to the
 // command's positional ones, checks them against their types, runs the
-// command through dispatch and shapes the result.
+// command through dispatch and shapes the result. What a tool is (its
+// schema, its binding, its call) is the tool model of nexus/tool; this
+// package is the protocol around it.
 //
 // The protocol is independent of transports and of pools: a Session takes
 // one JSON-RPC message at a time and hands back the replies, and the stdio
@@ -14,6 +16,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -30,25 +33,18 @@ const (
 // supported lists every protocol version a client may ask for.
 var supported = []string{Latest, V20250326, V20241105}
 
-// DefaultCallTimeout bounds a tool call when Options leave it zero. Long
-// enough for real scientific work, short enough that a function stuck in a
-// loop does not keep an agent waiting forever.
-const DefaultCallTimeout = 10 * time.Minute
-
 // Options configure a Server. The zero value works.
 type Options struct {
-	// CallTimeout bounds each tools/call: zero means DefaultCallTimeout,
-	// a negative value no bound.
+	// CallTimeout bounds each tools/call: zero means
+	// tool.DefaultCallTimeout, a negative value no bound.
 	CallTimeout time.Duration
 }
 
 // Server serves a set of tools. It holds no per-client state (a Session
 // does), so one Server serves any number of sessions at once.
 type Server struct {
-	name    string
-	tools   []*Tool
-	byName  map[string]*Tool
-	timeout time.Duration
+	name  string
+	tools *tool.Set
 	// list and listOld are the tools/list results, encoded once: with
 	// output schemas, and without for clients of versions before
 	// 2025-06-18.
@@ -57,17 +53,8 @@ type Server struct {
 
 // NewServer returns a server named name (the program's name, shown to
 // clients as serverInfo.name) that serves tools.
-func NewServer(name string, tools []*Tool, opts Options) *Server {
-	s := &Server{name: name, tools: tools, byName: make(map[string]*Tool, len(tools))}
-	for _, t := range tools {
-		s.byName[t.Name] = t
-	}
-	switch {
-	case opts.CallTimeout == 0:
-		s.timeout = DefaultCallTimeout
-	case opts.CallTimeout > 0:
-		s.timeout = opts.CallTimeout
-	}
+func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
+	s := &Server{name: name, tools: tool.NewSet(tools, tool.Options{CallTimeout: opts.CallTimeout})}
 	s.list = encodeList(tools, true)
 	s.listOld = encodeList(tools, false)
 	return s
@@ -77,37 +64,15 @@ func NewServer(name string, tools []*Tool, opts Options) *Server {
 // `./prog --mcp-tools` prints.
 func (s *Server) ListResult() json.RawMessage { return s.list }
 
-// Tools are the tools served, in order.
-func (s *Server) Tools() []*Tool { return s.tools }
-
-func encodeList(tools []*Tool, outputSchemas bool) []byte {
+func encodeList(tools []*tool.Tool, outputSchemas bool) []byte {
 	b := []byte(`{"tools":[`)
 	for i, t := range tools {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = t.appendJSON(b, outputSchemas)
+		b = t.AppendJSON(b, outputSchemas)
 	}
 	return append(b, "]}"...)
-}
-
-// MarshalJSON writes the tool as tools/list shows it.
-func (t *Tool) MarshalJSON() ([]byte, error) { return t.appendJSON(nil, true), nil }
-
-func (t *Tool) appendJSON(b []byte, outputSchema bool) []byte {
-	b = append(b, `{"name":`...)
-	b = appendString(b, t.Name)
-	if t.Description != "" {
-		b = append(b, `,"description":`...)
-		b = appendString(b, t.Description)
-	}
-	b = append(b, `,"inputSchema":`...)
-	b = t.InputSchema.appendJSON(b)
-	if outputSchema && t.OutputSchema != nil {
-		b = append(b, `,"outputSchema":`...)
-		b = t.OutputSchema.appendJSON(b)
-	}
-	return append(b, '}')
 }
 
 // initializeResult is the reply to initialize.

@@ -17,6 +17,8 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -117,9 +119,9 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, data []byte)
 
 func callsServer(t testing.TB, opts Options) (*Server, *fakePools) {
 	t.Helper()
-	m := compile(t, calls, "def add(a, b): return a + b\ndef wait(k): return 0\ndef boom(x): raise ValueError('no good')\n")
+	m := pooltest.Compile(t, calls, "def add(a, b): return a + b\ndef wait(k): return 0\ndef boom(x): raise ValueError('no good')\n")
 	pools := newFakePools(m)
-	tools, skipped := NewTools(m, &dispatch.Dispatcher{M: m, Pools: pools}, "")
+	tools, skipped := tool.FromProgram(m, &dispatch.Dispatcher{M: m, Pools: pools}, "")
 	if len(skipped) > 0 {
 		t.Fatalf("skipped: %v", skipped)
 	}

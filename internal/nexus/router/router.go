@@ -3,9 +3,11 @@
 // <module>__<command>, and beside it a JSON API for clients that are not
 // MCP clients: POST /call/<module>/<command>, GET /discover, GET /health.
 //
-// Each program keeps its own pools, started on first use and supervised.
-// Both the MCP tools and the JSON API call commands through the same
-// mcp.Server, so an argument means the same on both.
+// Each program is the runtime stack of nexus/program: its own pools,
+// started on first use and supervised.
+// Both the MCP tools and the JSON API call commands as the tools of
+// nexus/tool, so an argument means the same on both; the JSON API answers
+// a bad call (a *tool.ArgError) with 400.
 package router
 
 import (
@@ -18,11 +20,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/internal/nexus/guard"
-	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -31,9 +33,10 @@ const Separator = "__"
 
 // Options configure a Router. The zero value works.
 type Options struct {
-	MCP  mcp.Options
-	HTTP mcp.HTTPOptions
-	Pool pool.Options
+	// Calls bound each call, by MCP or the JSON API.
+	Calls tool.Options
+	HTTP  mcp.HTTPOptions
+	Pool  pool.Options
 	// Log receives a line for each command that cannot be a tool.
 	// Nil means io.Discard.
 	Log io.Writer
@@ -41,19 +44,18 @@ type Options struct {
 
 // Router is several programs behind one http.Handler.
 type Router struct {
-	programs []*program
-	byModule map[string]*program
-	srv      *mcp.Server
+	programs []*served
+	byModule map[string]*served
+	tools    *tool.Set // every program's, as the JSON API calls them
 	mcp      *mcp.HTTPHandler
 	mux      *http.ServeMux
 }
 
-// program is one program served by a Router.
-type program struct {
+// served is one program served by a Router.
+type served struct {
+	*program.Program
 	module string
-	m      *manifest.Manifest
-	pools  *pool.Supervisor
-	tools  []*mcp.Tool
+	tools  []*tool.Tool
 }
 
 // New returns a Router serving the programs ms, each known by its module
@@ -62,15 +64,14 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	rt := &Router{byModule: map[string]*program{}}
-	var all []*mcp.Tool
+	rt := &Router{byModule: map[string]*served{}}
+	var all []*tool.Tool
 	for _, m := range ms {
 		if prev := rt.byModule[m.Name]; prev != nil {
-			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.m.Dir, m.Dir)
+			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.Manifest.Dir, m.Dir)
 		}
-		p := &program{module: m.Name, m: m, pools: pool.New(m, opts.Pool)}
-		d := &dispatch.Dispatcher{M: m, Pools: p.pools}
-		tools, skipped := mcp.NewTools(m, d, m.Name+Separator)
+		p := &served{Program: program.New(m, opts.Pool), module: m.Name}
+		tools, skipped := p.Tools(m.Name + Separator)
 		for _, s := range skipped {
 			fmt.Fprintf(opts.Log, "nexus: %s: %s\n", m.Name, s)
 		}
@@ -79,8 +80,8 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 		rt.programs = append(rt.programs, p)
 		rt.byModule[m.Name] = p
 	}
-	rt.srv = mcp.NewServer("nexus", all, opts.MCP)
-	rt.mcp = mcp.NewHTTPHandler(rt.srv, opts.HTTP)
+	rt.tools = tool.NewSet(all, opts.Calls)
+	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{CallTimeout: opts.Calls.CallTimeout}), opts.HTTP)
 	rt.mux = http.NewServeMux()
 	rt.mux.Handle("/mcp", rt.mcp)
 	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
@@ -99,7 +100,7 @@ func (rt *Router) Close() error {
 	rt.mcp.Close()
 	var errs []error
 	for _, p := range rt.programs {
-		errs = append(errs, p.pools.Close())
+		errs = append(errs, p.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -114,7 +115,7 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := module + Separator + command
-	if rt.srv.Tool(name) == nil {
+	if rt.tools.Tool(name) == nil {
 		guard.Error(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
 		return
 	}
@@ -134,15 +135,15 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := rt.srv.Call(r.Context(), name, named)
-	var bad *jsonrpc.Error
+	res, err := rt.tools.Call(r.Context(), name, named)
+	var bad *tool.ArgError
 	var down *pool.UnavailableError
 	switch {
 	case err == nil:
 		out := append([]byte(`{"result":`), res.Value...)
 		writeJSON(w, http.StatusOK, append(out, '}'))
 	case errors.As(err, &bad):
-		guard.Error(w, http.StatusBadRequest, bad.Message)
+		guard.Error(w, http.StatusBadRequest, bad.Msg)
 	case errors.As(err, &down):
 		if down.RetryAfter > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(down.RetryAfter.Seconds()))))
@@ -158,23 +159,23 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 // discover lists the programs and their tools, as MCP's tools/list shows
 // them, with the path that calls each through the JSON API.
 func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
-	type tool struct {
-		Call string    `json:"call"`
-		Tool *mcp.Tool `json:"tool"`
+	type entry struct {
+		Call string     `json:"call"`
+		Tool *tool.Tool `json:"tool"`
 	}
 	type prog struct {
-		Module      string `json:"module"`
-		Description string `json:"description,omitempty"`
-		Tools       []tool `json:"tools"`
+		Module      string  `json:"module"`
+		Description string  `json:"description,omitempty"`
+		Tools       []entry `json:"tools"`
 	}
 	out := struct {
 		Programs []prog `json:"programs"`
 	}{Programs: []prog{}}
 	for _, p := range rt.programs {
-		pr := prog{Module: p.module, Description: strings.Join(p.m.Doc, "\n"), Tools: []tool{}}
+		pr := prog{Module: p.module, Description: strings.Join(p.Manifest.Doc, "\n"), Tools: []entry{}}
 		for _, t := range p.tools {
 			command := strings.TrimPrefix(t.Name, p.module+Separator)
-			pr.Tools = append(pr.Tools, tool{Call: "/call/" + p.module + "/" + command, Tool: t})
+			pr.Tools = append(pr.Tools, entry{Call: "/call/" + p.module + "/" + command, Tool: t})
 		}
 		out.Programs = append(out.Programs, pr)
 	}
@@ -193,7 +194,7 @@ func (rt *Router) health(w http.ResponseWriter, r *http.Request) {
 		Programs []prog `json:"programs"`
 	}{Status: "ok", Sessions: rt.mcp.Sessions(), Programs: []prog{}}
 	for _, p := range rt.programs {
-		st := p.pools.Status()
+		st := p.Pools.Status()
 		for _, s := range st {
 			if s.State == "held" {
 				out.Status = "degraded"

@@ -1,4 +1,4 @@
-package mcp
+package tool
 
 import (
 	"bytes"
@@ -144,7 +144,7 @@ func (s *Schema) appendJSON(b []byte) []byte {
 	}
 	if s.Description != "" {
 		key("description")
-		b = appendString(b, s.Description)
+		b = AppendString(b, s.Description)
 	}
 	if s.Properties != nil {
 		key("properties")
@@ -153,7 +153,7 @@ func (s *Schema) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, p.Name)
+			b = AppendString(b, p.Name)
 			b = append(b, ':')
 			b = p.Schema.appendJSON(b)
 		}
@@ -206,13 +206,13 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = AppendString(b, s)
 	}
 	return append(b, ']')
 }
 
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
+// AppendString appends s as a JSON string.
+func AppendString(b []byte, s string) []byte {
 	out, _ := json.Marshal(s) // a string always marshals
 	return append(b, out...)
 }

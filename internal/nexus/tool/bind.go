@@ -1,4 +1,4 @@
-package mcp
+package tool
 
 import (
 	"encoding/json"
@@ -7,20 +7,27 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
-// bind turns the named arguments of a call into the command's positional
+// Call is a call bound to its command: the command's positional argument
+// values, and the output action to apply to the result (nil for raw).
+type Call struct {
+	Args   []any
+	Action *manifest.Action
+}
+
+// Bind turns the named arguments of a call into the command's positional
 // argument values, filling in what was left out, and picks the output
-// action (nil for raw). Every value is checked against its type here, so
-// a bad call fails before any pool is involved, with a -32602 error that
-// names the argument and what it expected.
-func (t *Tool) bind(named map[string]json.RawMessage) ([]any, *manifest.Action, *jsonrpc.Error) {
+// action. Every value is checked against its type here, so a bad call
+// fails before any pool is involved, with an *ArgError that names the
+// argument and what it expected. Any other error is a fault of the
+// manifest, not of the call.
+func (t *Tool) Bind(named map[string]json.RawMessage) (Call, error) {
 	action, err := t.render(named)
 	if err != nil {
-		return nil, nil, err
+		return Call{}, err
 	}
 	given := make([]any, len(t.params)) // by index in t.params
 	has := make([]bool, len(t.params))
@@ -30,11 +37,11 @@ func (t *Tool) bind(named map[string]json.RawMessage) ([]any, *manifest.Action, 
 		}
 		i := t.param(k)
 		if i < 0 {
-			return nil, nil, invalidParams("unknown argument '%s' for tool '%s'%s", k, t.Name, t.accepted())
+			return Call{}, argErrorf(t.Name, []string{k}, "unknown argument '%s' for tool '%s'%s", k, t.Name, t.accepted())
 		}
 		v, err := decodeValue(&t.params[i], named[k])
 		if err != nil {
-			return nil, nil, invalidParams("invalid value for argument '%s': %v", k, err)
+			return Call{}, argErrorf(t.Name, []string{k}, "invalid value for argument '%s': %v", k, err)
 		}
 		given[i], has[i] = v, true
 	}
@@ -59,14 +66,14 @@ func (t *Tool) bind(named map[string]json.RawMessage) ([]any, *manifest.Action, 
 		case a.Kind == manifest.Group:
 			rec, lacking, err := t.record(i, given, has)
 			if err != nil {
-				return nil, nil, err
+				return Call{}, err
 			}
 			args[i] = rec
 			missing = append(missing, lacking...)
 		default:
 			v, ok, err := a.Omitted()
 			if err != nil {
-				return nil, nil, internal("argument %d of %s: %v", i+1, t.cmd.Name, err)
+				return Call{}, fmt.Errorf("argument %d of %s: %w", i+1, t.cmd.Name, err)
 			}
 			if !ok {
 				missing = append(missing, t.keyOf(i, ""))
@@ -75,16 +82,15 @@ func (t *Tool) bind(named map[string]json.RawMessage) ([]any, *manifest.Action, 
 		}
 	}
 	if len(missing) > 0 {
-		return nil, nil, invalidParams("missing required argument%s '%s' for tool '%s'", plural(len(missing)), strings.Join(missing, "', '"), t.Name)
+		return Call{}, argErrorf(t.Name, missing, "missing required argument%s '%s' for tool '%s'", plural(len(missing)), strings.Join(missing, "', '"), t.Name)
 	}
-	return args, action, nil
+	return Call{Args: args, Action: action}, nil
 }
 
-// record builds the value of the unrolled record argument i: each field
-// from its own property when given, else from the whole-record property,
-// else from its default. lacking names the fields that have none of these.
-func (t *Tool) record(i int, given []any, has []bool) (map[string]any, []string, *jsonrpc.Error) {
-	a := &t.cmd.Args[i]
+// record builds the value of the unrolled record argument i from the
+// properties given (see Record). lacking names the properties of the
+// fields that have no value.
+func (t *Tool) record(i int, given []any, has []bool) (map[string]any, []string, error) {
 	var whole map[string]any
 	fields := map[string]any{}
 	for j, p := range t.params {
@@ -102,29 +108,15 @@ func (t *Tool) record(i int, given []any, has []bool) (map[string]any, []string,
 			fields[p.field] = v
 		}
 	}
-	rec := make(map[string]any, len(a.Fields))
-	var lacking []string
-	for j := range a.Fields {
-		fa := &a.Fields[j]
-		if v, ok := fields[fa.Field]; ok {
-			rec[fa.Field] = v
-			continue
-		}
-		if v, ok := whole[fa.Field]; ok {
-			rec[fa.Field] = v
-			continue
-		}
-		v, ok, err := fa.Omitted()
-		if err != nil {
-			return nil, nil, internal("field %s of %s: %v", fa.Field, t.cmd.Name, err)
-		}
-		if !ok {
-			lacking = append(lacking, t.keyOf(i, fa.Field))
-			continue
-		}
-		rec[fa.Field] = v
+	rec, lacking, err := Record(&t.cmd.Args[i], fields, whole)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.cmd.Name, err)
 	}
-	return rec, lacking, nil
+	keys := make([]string, len(lacking))
+	for j, fa := range lacking {
+		keys[j] = t.keyOf(i, fa.Field)
+	}
+	return rec, keys, nil
 }
 
 // decodeValue reads raw as a value of p's type. A record given whole may
@@ -142,19 +134,7 @@ func decodeValue(p *param, raw json.RawMessage) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("expected an object (record %s), got %s", p.typ.Name, describeJSON(v))
 	}
-	out := make(map[string]any, len(obj))
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		f := p.typ.Field(k)
-		if f == nil {
-			return nil, fmt.Errorf("record %s has no field %q", p.typ.Name, k)
-		}
-		fv, err := types.FromJSONValue(f.Type, obj[k])
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", k, err)
-		}
-		out[k] = fv
-	}
-	return out, nil
+	return WholeRecord(p.typ, obj)
 }
 
 // describeJSON names the kind of an untyped JSON value.
@@ -175,14 +155,14 @@ func describeJSON(v any) string {
 }
 
 // render reads the _render property: the output action it names, or nil.
-func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, *jsonrpc.Error) {
+func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, error) {
 	raw, ok := named[RenderKey]
 	if !ok || t.actions == nil {
 		return nil, nil
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, invalidParams("invalid value for argument '%s': expected a string, got %s", RenderKey, strings.TrimSpace(string(raw)))
+		return nil, argErrorf(t.Name, []string{RenderKey}, "invalid value for argument '%s': expected a string, got %s", RenderKey, strings.TrimSpace(string(raw)))
 	}
 	if v == RenderRaw {
 		return nil, nil
@@ -190,7 +170,7 @@ func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, *json
 	if a := t.actions[v]; a != nil {
 		return a, nil
 	}
-	return nil, invalidParams("unknown %s '%s' for tool '%s': expected one of %s", RenderKey, v, t.Name, strings.Join(t.renderValues(), ", "))
+	return nil, argErrorf(t.Name, []string{RenderKey}, "unknown %s '%s' for tool '%s': expected one of %s", RenderKey, v, t.Name, strings.Join(t.renderValues(), ", "))
 }
 
 func (t *Tool) renderValues() []string {
@@ -232,14 +212,6 @@ func (t *Tool) accepted() string {
 		return " (it takes no arguments)"
 	}
 	return " (it takes " + strings.Join(names, ", ") + ")"
-}
-
-func invalidParams(format string, args ...any) *jsonrpc.Error {
-	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...)
-}
-
-func internal(format string, args ...any) *jsonrpc.Error {
-	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: "+format, args...)
 }
 
 func plural(n int) string {

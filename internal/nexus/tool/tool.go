@@ -1,4 +1,15 @@
-package mcp
+// Package tool is the tool model: a command of a program seen as named
+// arguments, the way MCP's tools/call and the JSON API of nexus serve
+// call it. A Tool knows its properties (names, types, descriptions), the
+// JSON Schema of its arguments, the value each argument takes when left
+// out, how an unrolled record is built from its fields' properties, and
+// how named JSON values bind to the command's positional arguments.
+//
+// A bad call fails with an *ArgError before anything runs; the front ends
+// map it to their own form (MCP to JSON-RPC -32602, the JSON API to HTTP
+// 400). The command-line front end (nexus/cli) reads tokens, not JSON,
+// but builds unrolled records by the same rule (Record).
+package tool
 
 import (
 	"fmt"
@@ -16,8 +27,9 @@ const RenderKey = "_render"
 // RenderRaw is the _render value that applies no output action.
 const RenderRaw = "raw"
 
-// Tool is one command of a program, served as an MCP tool: its schema, and
-// how the named arguments of a call bind to the command's arguments.
+// Tool is one command of a program seen as named arguments: its schema,
+// how the named arguments of a call bind to the command's arguments, and
+// the dispatcher that runs it.
 type Tool struct {
 	Name         string
 	Description  string
@@ -62,16 +74,16 @@ func (s Skipped) String() string {
 	return fmt.Sprintf("command %s is not served as an MCP tool: %s", s.Command, s.Reason)
 }
 
-// NewTools makes the tools of program m, one per command in manifest
+// FromProgram makes the tools of program m, one per command in manifest
 // order, run by d. prefix is put before every tool name (nexus serve names
 // tools <module>__<command>). Commands that cannot be tools are left out
 // and returned as skipped.
-func NewTools(m *manifest.Manifest, d *dispatch.Dispatcher, prefix string) ([]*Tool, []Skipped) {
+func FromProgram(m *manifest.Manifest, d *dispatch.Dispatcher, prefix string) ([]*Tool, []Skipped) {
 	var tools []*Tool
 	var skipped []Skipped
 	for i := range m.Commands {
 		c := &m.Commands[i]
-		t, err := newTool(c, d, prefix+c.Name)
+		t, err := New(c, d, prefix+c.Name)
 		if err != nil {
 			skipped = append(skipped, Skipped{Command: c.Name, Reason: err.Error()})
 			continue
@@ -81,7 +93,9 @@ func NewTools(m *manifest.Manifest, d *dispatch.Dispatcher, prefix string) ([]*T
 	return tools, skipped
 }
 
-func newTool(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error) {
+// New makes the tool called name of command c, run by d, or says why c
+// cannot be a tool.
+func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error) {
 	if !manifest.IsToolName(name) {
 		return nil, fmt.Errorf("the tool name %q does not match %s", name, manifest.ToolNamePattern)
 	}
@@ -142,7 +156,7 @@ func newTool(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, e
 		case manifest.Group:
 			whole := a.Short != "" || a.Long != ""
 			for j := range a.Fields {
-				fa := &a.Fields[j]
+				fa := fieldArg(a, &a.Fields[j])
 				p, s, required, err := optionParam(fa, i)
 				if err != nil {
 					return nil, err
@@ -260,4 +274,27 @@ func firstOf(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// MarshalJSON writes the tool as MCP's tools/list shows it: its name,
+// description, input schema and output schema.
+func (t *Tool) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil, true), nil }
+
+// AppendJSON appends the tool as MarshalJSON writes it, without its output
+// schema unless outputSchema (clients of MCP versions before 2025-06-18
+// know none).
+func (t *Tool) AppendJSON(b []byte, outputSchema bool) []byte {
+	b = append(b, `{"name":`...)
+	b = AppendString(b, t.Name)
+	if t.Description != "" {
+		b = append(b, `,"description":`...)
+		b = AppendString(b, t.Description)
+	}
+	b = append(b, `,"inputSchema":`...)
+	b = t.InputSchema.appendJSON(b)
+	if outputSchema && t.OutputSchema != nil {
+		b = append(b, `,"outputSchema":`...)
+		b = t.OutputSchema.appendJSON(b)
+	}
+	return append(b, '}')
 }

@@ -1,36 +1,15 @@
-package mcp
+package tool
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/nexus-run/nexus/internal/codegen"
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
-	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
-
-// compile compiles a .loc program (with a Python source fns.py holding
-// pyFuncs) and returns its manifest.
-func compile(t testing.TB, loc, py string) *manifest.Manifest {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.loc"), []byte(loc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "fns.py"), []byte(py), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, err := codegen.Compile(filepath.Join(dir, "main.loc"))
-	if err != nil {
-		t.Fatalf("compile:\n%v", err)
-	}
-	return prog.Manifest
-}
 
 // surface is a program with one command per row of mcp.md's property
 // table, plus commands that cannot be tools.
@@ -155,8 +134,8 @@ def lines(xs): return "\n".join(map(str, xs))
 
 func surfaceTools(t *testing.T) ([]*Tool, []Skipped) {
 	t.Helper()
-	m := compile(t, surface, surfacePy)
-	return NewTools(m, &dispatch.Dispatcher{M: m}, "")
+	m := pooltest.Compile(t, surface, surfacePy)
+	return FromProgram(m, &dispatch.Dispatcher{M: m}, "")
 }
 
 func TestToolSchemas(t *testing.T) {
@@ -194,7 +173,7 @@ func TestToolSchemas(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, tool := range tools {
-		got[tool.Name] = string(encodeList([]*Tool{tool}, true))
+		got[tool.Name] = string(tool.AppendJSON(nil, true))
 	}
 	for name, w := range want {
 		g, ok := got[name]
@@ -202,9 +181,8 @@ func TestToolSchemas(t *testing.T) {
 			t.Errorf("no tool %s", name)
 			continue
 		}
-		wantList := `{"tools":[` + w + `]}`
-		if !sameJSON(t, g, wantList) {
-			t.Errorf("tool %s:\n got %s\nwant %s", name, g, compactJSON(t, wantList))
+		if !sameJSON(t, g, w) {
+			t.Errorf("tool %s:\n got %s\nwant %s", name, g, compactJSON(t, w))
 		}
 	}
 }
@@ -281,13 +259,13 @@ func TestSchemaEscapesText(t *testing.T) {
 }
 
 func TestPrefixedToolNames(t *testing.T) {
-	m := compile(t, surface, surfacePy)
-	tools, _ := NewTools(m, &dispatch.Dispatcher{M: m}, "surface__")
+	m := pooltest.Compile(t, surface, surfacePy)
+	tools, _ := FromProgram(m, &dispatch.Dispatcher{M: m}, "surface__")
 	if tools[0].Name != "surface__pos" {
 		t.Errorf("prefixed name: got %s", tools[0].Name)
 	}
 	long := strings.Repeat("m", 60) + "__"
-	tools, skipped := NewTools(m, &dispatch.Dispatcher{M: m}, long)
+	tools, skipped := FromProgram(m, &dispatch.Dispatcher{M: m}, long)
 	if len(tools) != 0 || len(skipped) != len(m.Commands) {
 		t.Errorf("names over 64 characters: got %d tools, %d skipped", len(tools), len(skipped))
 	}
