@@ -33,8 +33,12 @@ func TestBind(t *testing.T) {
 		{"opts", `{"no-color":false}`, []any{1.5, false, true}, ""},
 		{"kinds", `{"_2":{"b":[1],"a":[]},"_3":[1,"x"]}`, nil, ""},
 		{"kinds", `{"_1":null,"_2":{},"_3":[1,"x"]}`, nil, ""},
-		{"unrolled", `{"threads":4}`, []any{rec("tmp_dir", "/tmp", "threads", int64(4), "verbose", false)}, ""},
-		{"unrolled", `{"threads":4,"tmp_dir":"/x","verbose":true}`, []any{rec("tmp_dir", "/x", "threads", int64(4), "verbose", true)}, ""},
+		{"unrolled", `{"threads":4}`, []any{rec("tmp_dir", "/tmp", "threads", int64(4), "verbose", false, "color", true)}, ""},
+		{"unrolled", `{"threads":4,"tmp_dir":"/x","verbose":true}`, []any{rec("tmp_dir", "/x", "threads", int64(4), "verbose", true, "color", true)}, ""},
+		// A field known by its negation (--no-color) is still published
+		// under the field's name, and carries the field's own value.
+		{"unrolled", `{"threads":4,"color":false}`, []any{rec("tmp_dir", "/tmp", "threads", int64(4), "verbose", false, "color", false)}, ""},
+		{"unrolled", `{"threads":4,"color":true}`, []any{rec("tmp_dir", "/tmp", "threads", int64(4), "verbose", false, "color", true)}, ""},
 		{"whole", `{"name":"n"}`, []any{rec("level", int64(1), "name", "n")}, ""},
 		{"whole", `{"config":{"name":"w","level":5}}`, []any{rec("level", int64(5), "name", "w")}, ""},
 		{"whole", `{"config":{"name":"w","level":5},"level":7}`, []any{rec("level", int64(7), "name", "w")}, ""},

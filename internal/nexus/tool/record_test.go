@@ -28,8 +28,8 @@ func TestRecord(t *testing.T) {
 		lacking       []string // field names
 	}{
 		// Defaults fill what is not given; a field without one lacks.
-		{"unrolled", nil, nil, map[string]any{"tmp_dir": "/tmp", "verbose": false}, []string{"threads"}},
-		{"unrolled", map[string]any{"threads": int64(2)}, nil, map[string]any{"tmp_dir": "/tmp", "threads": int64(2), "verbose": false}, nil},
+		{"unrolled", nil, nil, map[string]any{"tmp_dir": "/tmp", "verbose": false, "color": true}, []string{"threads"}},
+		{"unrolled", map[string]any{"threads": int64(2)}, nil, map[string]any{"tmp_dir": "/tmp", "threads": int64(2), "verbose": false, "color": true}, nil},
 		{"whole", nil, nil, map[string]any{"level": int64(1)}, []string{"name"}},
 		// The whole record gives what its fields' own properties do not.
 		{"whole", nil, map[string]any{"name": "w"}, map[string]any{"level": int64(1), "name": "w"}, nil},

@@ -138,7 +138,7 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 			if key == "" {
 				key = fmt.Sprintf("_%d", positional)
 			}
-			s, required, err := argSchema(a)
+			s, required, err := argSchema(a, false)
 			if err != nil {
 				return nil, err
 			}
@@ -221,22 +221,27 @@ func optionParam(a *manifest.Arg, i int) (param, *Schema, bool, error) {
 	if p.key == "" {
 		p.key = a.Field
 	}
-	p.negated = a.OnlyNegation()
-	s, required, err := argSchema(a)
+	// A flag known only by its negation is published under that name
+	// (true means the negation is given), but a field of an unrolled record
+	// is published under the field's own name, so there the property is
+	// the field's value itself.
+	p.negated = a.OnlyNegation() && a.Field == ""
+	s, required, err := argSchema(a, p.negated)
 	return p, s, required, err
 }
 
 // argSchema is the schema of an argument's property, and whether the
 // property is required: when the argument has no value of its own if left
-// out (manifest.Arg.Omitted).
-func argSchema(a *manifest.Arg) (*Schema, bool, error) {
+// out (manifest.Arg.Omitted). negated says the property is a flag's
+// negation (see optionParam).
+func argSchema(a *manifest.Arg, negated bool) (*Schema, bool, error) {
 	_, ok, err := a.Omitted()
 	if err != nil {
 		return nil, false, fmt.Errorf("argument %s: %w", firstOf(a.Name, a.Field), err)
 	}
 	s := typeSchema(a.Type)
 	desc, def := docText(a.Doc), a.Default
-	if a.OnlyNegation() {
+	if negated {
 		// The property is the negation: its default is the opposite.
 		desc = joinText(desc, "(true means "+flagLabel(a.FalseLong, a.FalseShort)+")")
 		if v, ok, err := a.Omitted(); ok && err == nil {

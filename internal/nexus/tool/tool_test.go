@@ -39,6 +39,9 @@ record Settings where
   --' true: --verbose
   --' default: false
   verbose :: Bool
+  --' Colour the output
+  --' false: --no-color
+  color :: Bool
 
 record Py => Settings = "dict"
 
@@ -156,7 +159,8 @@ func TestToolSchemas(t *testing.T) {
 		"unrolled": `{"name":"unrolled","inputSchema":{"type":"object","properties":{
 			"tmp_dir":{"type":"string","description":"Where files go (default: \"/tmp\")"},
 			"threads":{"type":"integer","description":"How many threads"},
-			"verbose":{"type":"boolean","description":"Be chatty (default: false)"}},
+			"verbose":{"type":"boolean","description":"Be chatty (default: false)"},
+			"color":{"type":"boolean","description":"Colour the output (default: true)"}},
 			"required":["threads"],"additionalProperties":false}}`,
 		"whole": `{"name":"whole","inputSchema":{"type":"object","properties":{
 			"level":{"type":"integer","description":"(default: 1)"},
