@@ -32,6 +32,8 @@ func run(args []string) int {
 			makeCommand(),
 			runCommand(),
 			mcpCommand(),
+			mcpConfigCommand(),
+			installClientCommand(),
 			serveCommand(),
 			versionCommand(),
 		},
