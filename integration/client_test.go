@@ -53,7 +53,8 @@ type mcpServerEntry struct {
 	Args    []string `json:"args"`
 }
 
-// configEntry is the entry `./prog --mcp-config` prints for p.
+// configEntry is the entry `./prog --mcp-config` prints for p, which must
+// be one server named prog, the launcher's name.
 func configEntry(t *testing.T, p *program) mcpServerEntry {
 	t.Helper()
 	var cfg struct {
