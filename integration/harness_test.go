@@ -69,11 +69,12 @@ func writeFiles(t *testing.T, fs files) string {
 }
 
 // build writes fs (which must hold main.loc) and runs `nexus make -o prog
-// main.loc` there; the build must succeed.
-func build(t *testing.T, fs files) *program {
+// [makeFlags...] main.loc` there; the build must succeed.
+func build(t *testing.T, fs files, makeFlags ...string) *program {
 	t.Helper()
 	dir := writeFiles(t, fs)
-	res := runIn(t, dir, nil, nexusBin, "make", "-o", "prog", "main.loc")
+	args := append(append([]string{"make", "-o", "prog"}, makeFlags...), "main.loc")
+	res := runIn(t, dir, nil, nexusBin, args...)
 	if res.code != 0 {
 		t.Fatalf("nexus make failed (exit %d):\n%s%s", res.code, res.stdout, res.stderr)
 	}

@@ -527,20 +527,7 @@ func TestMCPArgumentBinding(t *testing.T) {
 // anywhere, gets a working server.
 func TestMCPConfig(t *testing.T) {
 	p := build(t, propsProgram)
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	out := p.ok("--mcp-config")
-	if err := json.Unmarshal([]byte(out), &cfg); err != nil {
-		t.Fatalf("--mcp-config: %v\n%s", err, out)
-	}
-	entry, ok := cfg.MCPServers["prog"]
-	if len(cfg.MCPServers) != 1 || !ok {
-		t.Fatalf("--mcp-config: want one server named prog, the launcher's name:\n%s", out)
-	}
+	entry := configEntry(t, p)
 	wantArgs := []string{"mcp", filepath.Join(p.dir, "prog-build", "manifest.json")}
 	if entry.Command != nexusBin || strings.Join(entry.Args, " ") != strings.Join(wantArgs, " ") {
 		t.Errorf("--mcp-config runs %s %v, want %s %v", entry.Command, entry.Args, nexusBin, wantArgs)

@@ -65,11 +65,12 @@ func TestThreeLanguages(t *testing.T) {
 	}
 }
 
-// TestOnlyNeededPoolsStart: with no python3 on PATH, commands that need
-// only the compiled C++ and Go pools still run; one that needs Python says
-// so. So a command starts only the pools its body calls.
+// TestOnlyNeededPoolsStart: with no Python (the interpreter the program
+// was built with removed, and no python3 on PATH), commands that need only
+// the compiled C++ and Go pools still run; one that needs Python says so.
+// So a command starts only the pools its body calls.
 func TestOnlyNeededPoolsStart(t *testing.T) {
-	p := build(t, exampleFiles(t, "chem"))
+	p, _ := buildThenRemovePython(t, exampleFiles(t, "chem"))
 	noPython := func(args ...string) result {
 		cmd := append([]string{"PATH=/nonexistent", "TMPDIR=" + p.tmp, p.launcher}, args...)
 		res := runIn(t, t.TempDir(), nil, "/usr/bin/env", cmd...)

@@ -117,9 +117,10 @@ func TestCompositionAndPure(t *testing.T) {
 }
 
 // TestPureCommandStartsNoPool: a pure command must work without Python at
-// all, so it cannot have started a pool.
+// all (the interpreter the program was built with removed, and no python3
+// on PATH), so it cannot have started a pool.
 func TestPureCommandStartsNoPool(t *testing.T) {
-	p := build(t, behaviourProgram)
+	p, _ := buildThenRemovePython(t, behaviourProgram)
 	res := runIn(t, t.TempDir(), nil, "env", "PATH=/nonexistent", "TMPDIR="+p.tmp, p.launcher, "pure", "1")
 	if res.code != 0 || res.stdout != "[1,1,2]\n" {
 		t.Fatalf("pure without python on PATH: exit %d stdout %q stderr %q", res.code, res.stdout, res.stderr)

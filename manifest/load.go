@@ -159,6 +159,9 @@ func (m *Manifest) Validate() error {
 		if len(p.Command) == 0 {
 			return fmt.Errorf("%s pool has no launch command", p.Lang)
 		}
+		if err := validateInterpreter(&p); err != nil {
+			return err
+		}
 		langs[p.Lang] = true
 	}
 	for i, f := range m.Functions {
@@ -190,6 +193,23 @@ func (m *Manifest) Validate() error {
 		if err := m.validateCommand(c); err != nil {
 			return fmt.Errorf("command %s: %w", c.Name, err)
 		}
+	}
+	return nil
+}
+
+// validateInterpreter checks a pool's recorded interpreter: only a Python
+// pool has one, and it is an absolute path, since it must not depend on
+// the folder or PATH the nexus starts in. Whether it still exists is for
+// the pool's start to say: a manifest whose interpreter is gone still
+// lists its tools.
+func validateInterpreter(p *Pool) error {
+	switch {
+	case p.Interpreter == "":
+		return nil
+	case p.Lang != Python:
+		return fmt.Errorf("%s pool has an interpreter (%s); only a Python pool has one", p.Lang, p.Interpreter)
+	case !filepath.IsAbs(p.Interpreter):
+		return fmt.Errorf("python pool interpreter %q is not an absolute path", p.Interpreter)
 	}
 	return nil
 }

@@ -220,6 +220,9 @@ func TestValidateGood(t *testing.T) {
 	}{
 		{"as built", func(m *Manifest) {}},
 		{"name only", func(m *Manifest) { *m = Manifest{Name: "empty"} }},
+		{"python pool built before interpreters were recorded", func(m *Manifest) { m.Pools[0].Interpreter = "" }},
+		// The pool's start says when it is gone; the tools still list.
+		{"interpreter that does not exist", func(m *Manifest) { m.Pools[0].Interpreter = "/nonexistent/bin/python3" }},
 		{"no pools for pure commands", func(m *Manifest) {
 			m.Pools, m.Functions = nil, nil
 			m.Commands = []Command{*m.Command("pure"), *m.Command("origin"), *m.Command("fail")}
@@ -266,6 +269,12 @@ func TestValidateErrors(t *testing.T) {
 		}, "two py pools"},
 		{"pool without command", func(m *Manifest) { m.Pools[1].Command = nil }, "cpp pool has no launch command"},
 		{"pool with empty command", func(m *Manifest) { m.Pools[2].Command = []string{} }, "go pool has no launch command"},
+		{"interpreter of a C++ pool", func(m *Manifest) { m.Pools[1].Interpreter = "/usr/bin/python3" },
+			"cpp pool has an interpreter (/usr/bin/python3); only a Python pool has one"},
+		{"relative interpreter", func(m *Manifest) { m.Pools[0].Interpreter = "bin/python3" },
+			`python pool interpreter "bin/python3" is not an absolute path`},
+		{"interpreter by name", func(m *Manifest) { m.Pools[0].Interpreter = "python3" },
+			`python pool interpreter "python3" is not an absolute path`},
 
 		// Functions.
 		{"function id mismatch", func(m *Manifest) { m.Functions[2].ID = 5 }, "function shout has id 5 at index 2"},

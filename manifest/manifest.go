@@ -59,6 +59,14 @@ type Pool struct {
 	// with BuildDirVar + "/" is a path inside the build folder; see
 	// Manifest.PoolCommand. A bare program name is looked up on PATH.
 	Command []string `json:"command"`
+	// Interpreter is the absolute path of the Python interpreter a Python
+	// pool runs under, found by `nexus make` (its --python flag, else
+	// NEXUS_PYTHON, else python3 on PATH) and checked to have the pool's
+	// packages. It takes the place of Command[0] (python3), so the pool
+	// starts whatever PATH the nexus is given, as in an MCP client that
+	// does not load the user's shell. Empty in manifests written before it
+	// was recorded: those start Command[0] from PATH.
+	Interpreter string `json:"interpreter,omitempty"`
 }
 
 // Function is a sourced function, served by a pool.

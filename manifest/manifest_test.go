@@ -46,7 +46,7 @@ func validManifest() *Manifest {
 		Name:  "demo",
 		Doc:   []string{"A demo program.", "It does little."},
 		Pools: []Pool{
-			{Lang: Python, Command: []string{"python3", "-m", "nexus_pool", "$BUILD/pools/py/main.py"}},
+			{Lang: Python, Command: []string{"python3", "-m", "nexus_pool", "$BUILD/pools/py/main.py"}, Interpreter: "/opt/python/bin/python3"},
 			{Lang: Cpp, Command: []string{"$BUILD/pools/cpp/pool"}},
 			{Lang: Go, Command: []string{"$BUILD/pools/go/pool", "--quiet"}},
 		},

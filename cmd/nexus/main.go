@@ -34,6 +34,8 @@ func run(args []string) int {
 			makeCommand(),
 			runCommand(),
 			mcpCommand(),
+			mcpConfigCommand(),
+			installClientCommand(),
 			serveCommand(),
 			versionCommand(),
 		},

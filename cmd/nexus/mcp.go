@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -98,31 +97,6 @@ func printTools(m *manifest.Manifest, w, log io.Writer) error {
 		return err
 	}
 	_, err = w.Write(out)
-	return err
-}
-
-// printConfig prints the entry an MCP client (Claude Desktop, Claude Code,
-// Cursor) needs to start m as a server (`./prog --mcp-config`).
-func printConfig(m *manifest.Manifest, name string, w io.Writer) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find the nexus binary: %w", err)
-	}
-	if resolved, err := filepath.EvalSymlinks(self); err == nil {
-		self = resolved
-	}
-	type server struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	cfg := map[string]map[string]server{
-		"mcpServers": {name: {Command: self, Args: []string{"mcp", filepath.Join(m.Dir, manifest.FileName)}}},
-	}
-	out, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(out, '\n'))
 	return err
 }
 

@@ -32,6 +32,11 @@ type Options struct {
 	Output string
 	// Nexus is the absolute path of the nexus binary the launcher runs.
 	Nexus string
+	// Python names the interpreter of a Python pool (a path, or a program
+	// on PATH); empty means python3 on PATH. Make records the absolute
+	// path of the interpreter itself in the manifest; see
+	// python.FindInterpreter.
+	Python string
 }
 
 // Result describes a finished build.
@@ -70,7 +75,7 @@ func Make(opts Options) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	if err := writePools(m, prog.Sources, tmp); err != nil {
+	if err := writePools(m, prog.Sources, tmp, opts.Python); err != nil {
 		return nil, err
 	}
 	if err := m.Validate(); err != nil {
@@ -93,8 +98,9 @@ func Make(opts Options) (*Result, error) {
 }
 
 // writePools generates each pool into tmp (the build folder to be) and
-// fills in the pools' launch commands.
-func writePools(m *manifest.Manifest, sources map[int]string, tmp string) error {
+// fills in the pools' launch commands. interpreter names the one of
+// the Python pool, as Options.Python does.
+func writePools(m *manifest.Manifest, sources map[int]string, tmp, interpreter string) error {
 	byLang := map[string][]sourced.Function{}
 	for i := range m.Functions {
 		f := &m.Functions[i]
@@ -106,7 +112,10 @@ func writePools(m *manifest.Manifest, sources map[int]string, tmp string) error 
 		var err error
 		switch p.Lang {
 		case manifest.Python:
-			p.Command, err = python.Write(dir, tmp, byLang[p.Lang])
+			p.Interpreter, err = python.FindInterpreter(interpreter)
+			if err == nil {
+				p.Command, err = python.WriteFor(p.Interpreter, dir, tmp, byLang[p.Lang])
+			}
 		case manifest.Cpp:
 			p.Command, err = cpp.Write(dir, tmp, byLang[p.Lang])
 		case manifest.Go:

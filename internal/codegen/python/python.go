@@ -27,8 +27,10 @@ import (
 // Function is one sourced Python function to serve.
 type Function = sourced.Function
 
-// Interpreter is the program a Python pool runs under, looked up on PATH
-// when the pool starts.
+// Interpreter is the program a Python pool runs under when no other is
+// named: the first element of the pool's launch command, which the pool
+// supervisor replaces with the interpreter FindInterpreter found at build
+// time (manifest.Pool.Interpreter).
 const Interpreter = "python3"
 
 // ScriptName is the generated pool's entry script inside its folder.
@@ -41,6 +43,12 @@ const ScriptName = "pool.py"
 // dir must be inside buildDir, the folder the manifest is written to, so
 // the command stays valid when the build folder moves.
 func Write(dir string, buildDir string, fns []Function) ([]string, error) {
+	return WriteFor(Interpreter, dir, buildDir, fns)
+}
+
+// WriteFor is Write for a pool that will run under interpreter, which
+// compiles the runtime to bytecode now.
+func WriteFor(interpreter, dir, buildDir string, fns []Function) ([]string, error) {
 	rel, err := filepath.Rel(buildDir, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, fmt.Errorf("python pool folder %s is not inside the build folder %s", dir, buildDir)
@@ -55,7 +63,7 @@ func Write(dir string, buildDir string, fns []Function) ([]string, error) {
 	if err := runtime.Write(dir); err != nil {
 		return nil, err
 	}
-	precompile(dir)
+	precompile(interpreter, dir)
 	if err := os.WriteFile(filepath.Join(dir, ScriptName), script, 0o644); err != nil {
 		return nil, fmt.Errorf("write python pool: %w", err)
 	}
@@ -67,8 +75,8 @@ func Write(dir string, buildDir string, fns []Function) ([]string, error) {
 // or into a read-only build folder, and would compile the runtime on every
 // start (about 15 ms). It is best effort; without it pools start a little
 // slower.
-func precompile(dir string) {
-	cmd := exec.Command(Interpreter, "-m", "compileall", "-q", filepath.Join(dir, runtime.Package))
+func precompile(interpreter, dir string) {
+	cmd := exec.Command(interpreter, "-m", "compileall", "-q", filepath.Join(dir, runtime.Package))
 	_ = cmd.Run()
 }
 

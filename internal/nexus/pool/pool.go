@@ -257,6 +257,10 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 	if p == nil {
 		return nil, fmt.Errorf("the program has no %s pool", Name(lang))
 	}
+	argv, err := launchCommand(s.m, p)
+	if err != nil {
+		return nil, err
+	}
 	if s.dir == "" {
 		dir, err := os.MkdirTemp(socketParent(s.opts.TempDir), "nexus-")
 		if err != nil {
@@ -264,7 +268,7 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		}
 		s.dir = dir
 	}
-	sp := &supervised{sup: s, lang: lang, argv: s.m.PoolCommand(p), slots: make(chan struct{}, s.opts.MaxCalls)}
+	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls)}
 	s.pools[lang] = sp
 	return sp, nil
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/internal/clientconfig"
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// The commands that connect programs to MCP clients. Every entry they
+// write starts this nexus binary by its absolute path on the program's
+// manifest, and the manifest names the Python interpreter by its absolute
+// path too, so a client may start it with any environment, or none.
+
+func mcpConfigCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mcp-config",
+		Usage:     "print the mcpServers entries that add programs to an MCP client",
+		ArgsUsage: "PROG...",
+		Description: "Prints one mcpServers object with an entry per program, named after its\n" +
+			"launcher, to paste into an MCP client's configuration (or see install-client).",
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError{errors.New("mcp-config needs at least one program: nexus mcp-config PROG...")}
+			}
+			servers, err := serversFor(c.Args().Slice(), c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			return printServers(servers, c.App.Writer)
+		},
+	}
+}
+
+func installClientCommand() *cli.Command {
+	names := make([]string, len(clientconfig.Clients))
+	for i, cl := range clientconfig.Clients {
+		names[i] = cl.Name
+	}
+	clients := strings.Join(names, "|")
+	return &cli.Command{
+		Name:      "install-client",
+		Usage:     "add programs to an MCP client's configuration (" + clients + ")",
+		ArgsUsage: clients + " PROG...",
+		Description: "Merges an entry per program (named after its launcher) into the client's\n" +
+			"mcpServers: Claude Desktop's claude_desktop_config.json, Claude Code's\n" +
+			"~/.claude.json (its user scope), Cursor's ~/.cursor/mcp.json. An entry of the\n" +
+			"same name is replaced; every other entry and setting stays as it was. The old\n" +
+			"file is kept beside it as FILE.nexus-backup-TIME, and a file that is not valid\n" +
+			"JSON is left alone. Restart the client to load the programs.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "config", Usage: "merge into `FILE` instead of the client's usual one"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the merged file instead of writing it"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 2 {
+				return usageError{fmt.Errorf("install-client needs a client and at least one program: nexus install-client %s PROG...", clients)}
+			}
+			client, err := clientconfig.Lookup(c.Args().First())
+			if err != nil {
+				return usageError{err}
+			}
+			servers, err := serversFor(c.Args().Slice()[1:], c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			file := c.String("config")
+			if file == "" {
+				if file, err = client.File(); err != nil {
+					return err
+				}
+			}
+			if c.Bool("dry-run") {
+				merged, _, err := clientconfig.Preview(file, servers, client.Typed)
+				if err != nil {
+					return err
+				}
+				_, err = c.App.Writer.Write(merged)
+				return err
+			}
+			res, err := clientconfig.Install(file, servers, client.Typed)
+			if err != nil {
+				return err
+			}
+			reportInstall(c.App.Writer, client, servers, res)
+			return nil
+		},
+	}
+}
+
+// reportInstall tells the user what install-client did.
+func reportInstall(w io.Writer, client *clientconfig.Client, servers []clientconfig.Server, res *clientconfig.Installed) {
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.Name
+	}
+	fmt.Fprintf(w, "Added %s to %s's configuration %s.\n", strings.Join(names, ", "), client.Title, res.File)
+	if len(res.Replaced) > 0 {
+		fmt.Fprintf(w, "Replaced the entries already named %s.\n", strings.Join(res.Replaced, ", "))
+	}
+	if res.Backup != "" {
+		fmt.Fprintf(w, "The file as it was is in %s.\n", res.Backup)
+	}
+	fmt.Fprintf(w, "Restart %s to load the new entries.\n", client.Title)
+}
+
+// printConfig prints the entry an MCP client (Claude Desktop, Claude Code,
+// Cursor) needs to start m as a server, named name (`./prog --mcp-config`).
+func printConfig(m *manifest.Manifest, name string, w io.Writer) error {
+	s, err := serverFor(m, name)
+	if err != nil {
+		return err
+	}
+	return printServers([]clientconfig.Server{s}, w)
+}
+
+// printServers prints one mcpServers object holding servers.
+func printServers(servers []clientconfig.Server, w io.Writer) error {
+	out, _, err := clientconfig.Merge(nil, servers, false)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// serversFor loads the programs at paths and returns their servers, named
+// after their launchers. Two programs of the same name cannot both be
+// servers of one client; the same program named twice is one server.
+// Programs that will not work in a client's environment are reported on
+// warn.
+func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
+	var servers []clientconfig.Server
+	var given []string // the path that gave each server
+	at := map[string]int{}
+	for _, path := range paths {
+		m, err := manifest.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		s, err := serverFor(m, progName(m))
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := at[s.Name]; ok {
+			if slices.Equal(servers[i].Args, s.Args) {
+				continue
+			}
+			return nil, fmt.Errorf("programs %s and %s are both named %s, and an MCP client knows its servers by name: rebuild one under another name (nexus make -o NAME)", given[i], path, s.Name)
+		}
+		at[s.Name] = len(servers)
+		servers = append(servers, s)
+		given = append(given, path)
+		warnUnrecordedPython(m, path, warn)
+	}
+	return servers, nil
+}
+
+// serverFor is program m as a server named name: this nexus binary, by
+// its real path, serving m's manifest over stdio.
+func serverFor(m *manifest.Manifest, name string) (clientconfig.Server, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return clientconfig.Server{}, fmt.Errorf("find the nexus binary: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(self); err == nil {
+		self = resolved
+	}
+	return clientconfig.Server{Name: name, Command: self, Args: []string{"mcp", filepath.Join(m.Dir, manifest.FileName)}}, nil
+}
+
+// warnUnrecordedPython warns when m's Python pool would look for python3
+// on the client's PATH: m was built before nexus recorded interpreters.
+func warnUnrecordedPython(m *manifest.Manifest, path string, warn io.Writer) {
+	if p := m.Pool(manifest.Python); p != nil && p.Interpreter == "" {
+		fmt.Fprintf(warn, "nexus: warning: %s was built without a recorded Python interpreter, so its Python functions need python3 (with grpcio and msgpack) on the PATH the client gives: rebuild it with `nexus make`\n", path)
+	}
+}

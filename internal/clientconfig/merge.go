@@ -1,0 +1,205 @@
+// Package clientconfig writes the entries that make MCP clients (Claude
+// Desktop, Claude Code, Cursor) start nexus programs as MCP servers: the
+// `mcpServers` object `--mcp-config` and `nexus mcp-config` print, and the
+// merge of those entries into a client's own configuration file that
+// `nexus install-client` does.
+//
+// A client's file holds much besides the entries (Claude Code keeps its
+// whole state in it), so a merge changes only the entries it adds: every
+// other key and entry keeps its value and its place, and a file that is
+// not valid JSON is refused rather than repaired.
+package clientconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ServersKey is the key of the object, in every client's file, that maps a
+// server's name to how to start it.
+const ServersKey = "mcpServers"
+
+// Server is one program as an MCP server over stdio: the command a client
+// runs to start it.
+type Server struct {
+	Name    string
+	Command string
+	Args    []string
+}
+
+// entry is a Server as a client's file holds it. Typed adds "type":
+// "stdio", which Claude Code writes for its own stdio servers.
+func (s Server) entry(typed bool) (json.RawMessage, error) {
+	v := struct {
+		Type    string   `json:"type,omitempty"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}{Command: s.Command, Args: s.Args}
+	if typed {
+		v.Type = "stdio"
+	}
+	return marshal(v)
+}
+
+// Merge returns the configuration file data with servers added to its
+// mcpServers object, which is created if missing. An entry of the same
+// name is replaced in place; the names of those replaced are returned.
+// Every other key and entry keeps its value and its place. Empty data (no
+// file yet, or a file of blanks) is an empty object. typed is as for
+// Client.Typed. The result is indented by two spaces and ends in a
+// newline.
+func Merge(data []byte, servers []Server, typed bool) (merged []byte, replaced []string, err error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if err := checkJSON(data); err != nil {
+		return nil, nil, err
+	}
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the file is %w", err)
+	}
+	var list object
+	at := top.last(ServersKey)
+	if at >= 0 && string(top[at].value) != "null" {
+		if list, err = parseObject(top[at].value); err != nil {
+			return nil, nil, fmt.Errorf("its %q is %w", ServersKey, err)
+		}
+	}
+	for _, s := range servers {
+		e, err := s.entry(typed)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i := list.last(s.Name); i >= 0 {
+			list[i].value = e
+			replaced = append(replaced, s.Name)
+		} else {
+			list = append(list, member{s.Name, e})
+		}
+	}
+	servs, err := list.marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	if at >= 0 {
+		top[at].value = servs
+	} else {
+		top = append(top, member{ServersKey, servs})
+	}
+	flat, err := top.marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat, "", "  "); err != nil {
+		return nil, nil, fmt.Errorf("internal error: merged config is not JSON: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), replaced, nil
+}
+
+// checkJSON reports where data stops being JSON, by line.
+func checkJSON(data []byte) error {
+	var v json.RawMessage // which any number fits
+	err := json.Unmarshal(data, &v)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		line := 1 + bytes.Count(data[:min(int(syntax.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("the file is not valid JSON (line %d: %v)", line, syntax)
+	}
+	if err != nil {
+		return fmt.Errorf("the file is not valid JSON: %w", err)
+	}
+	return nil
+}
+
+// member is one key of a JSON object with its value as written.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// object is a JSON object as its members in order. encoding/json's maps
+// would sort the keys and drop duplicates; a client's file must come back
+// as it was, but for what is merged into it.
+type object []member
+
+var errNotObject = errors.New("not a JSON object")
+
+// parseObject reads data, valid JSON, as an object.
+func parseObject(data []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errNotObject
+	}
+	var obj object
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errNotObject
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		obj = append(obj, member{key, value})
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errNotObject
+	}
+	return obj, nil
+}
+
+// last is the index of the last member called key (the one JSON readers
+// keep when a key repeats), or -1.
+func (o object) last(key string) int {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// marshal writes o compactly, members in order.
+func (o object) marshal() (json.RawMessage, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, err := marshal(m.key)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// marshal is json.Marshal without HTML escapes: the file is read by
+// people and clients, never embedded in HTML.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
