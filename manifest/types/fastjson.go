@@ -11,7 +11,8 @@ import (
 
 // parseFast reads data as a value of type t in one pass over the bytes,
 // for the shapes that make up large arguments: numbers, plain strings,
-// booleans, null, and lists and tuples of them. Anything else (records,
+// booleans, null, and lists and tuples of them (a list of numbers, strings
+// or booleans straight into its typed slice, list.go). Anything else (records,
 // maps, strings with escapes, numbers that need intFromNumber, and every
 // malformed or mistyped input) makes it give up with ok false, and FromJSON
 // reads the value the general way, which also gives the error. So whatever
@@ -39,37 +40,15 @@ type fastParser struct {
 func (p *fastParser) space() { p.pos = jsonlex.Space(p.data, p.pos) }
 
 func (p *fastParser) value(t *Type) (any, bool) {
-	if p.pos >= len(p.data) {
-		return nil, false
-	}
-	c := p.data[p.pos]
 	switch t.Kind {
 	case Int:
-		tok, ok := p.number()
-		if !ok || !plainInteger(tok) {
-			return nil, false
-		}
-		i, err := strconv.ParseInt(view(tok), 10, 64)
-		return i, err == nil
+		return p.int()
 	case Real:
-		f, end, ok := jsonlex.Float(p.data, p.pos)
-		if !ok {
-			return nil, false
-		}
-		p.pos = end
-		return f, true
+		return p.real()
 	case Str:
-		if c != '"' {
-			return nil, false
-		}
 		return p.str()
 	case Bool:
-		if p.literal("true") {
-			return true, true
-		}
-		if p.literal("false") {
-			return false, true
-		}
+		return p.boolean()
 	case Unit:
 		if p.literal("null") {
 			return nil, true
@@ -80,88 +59,107 @@ func (p *fastParser) value(t *Type) (any, bool) {
 		}
 		return p.value(t.Elem)
 	case List:
-		return p.list(t.Elem, -1, nil)
+		return p.list(t.Elem)
 	case Tuple:
-		return p.list(nil, len(t.Items), t.Items)
+		return p.tuple(t.Items)
 	}
 	return nil, false
 }
 
-// list reads a JSON array: of elem, or when elem is nil of exactly n items
-// of the types items.
-func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
-	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
+// list reads a JSON array of elem: a typed slice (list.go) or a []any.
+func (p *fastParser) list(elem *Type) (any, bool) {
+	if !p.open() {
 		return nil, false
 	}
+	// Items without strings or nesting: their commas count them, and a
+	// list of a hundred thousand numbers is made once.
+	switch elem.Kind {
+	case Real:
+		return fastItems(p, p.count(), (*fastParser).real)
+	case Int:
+		return fastItems(p, p.count(), (*fastParser).int)
+	case Bool:
+		return fastItems(p, p.count(), (*fastParser).boolean)
+	case Str:
+		return fastItems(p, 0, (*fastParser).str)
+	}
+	return fastItems(p, 0, func(p *fastParser) (any, bool) { return p.value(elem) })
+}
+
+// tuple reads a JSON array of exactly one item of each of items.
+func (p *fastParser) tuple(items []*Type) (any, bool) {
+	if !p.open() {
+		return nil, false
+	}
+	i := 0
+	xs, ok := fastItems(p, len(items), func(p *fastParser) (any, bool) {
+		if i == len(items) {
+			return nil, false
+		}
+		i++
+		return p.value(items[i-1])
+	})
+	return xs, ok && len(xs) == len(items)
+}
+
+// open reads the '[' that starts a list.
+func (p *fastParser) open() bool {
+	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
+		return false
+	}
 	p.pos++
-	if elem != nil && elem.Kind == Real {
-		return p.reals()
-	}
-	var out []any
-	switch {
-	case n >= 0:
-		out = make([]any, 0, n)
-	case elem.Kind == Int || elem.Kind == Bool:
-		// Items without strings or nesting: their commas count them,
-		// and a list of a hundred thousand numbers is made once.
-		out = make([]any, 0, p.count())
-	default:
-		out = []any{}
-	}
+	return true
+}
+
+// fastItems reads the items of a list, after its '[', each with read, into
+// a slice with room for n of them.
+func fastItems[T any](p *fastParser, n int, read func(*fastParser) (T, bool)) ([]T, bool) {
+	out := make([]T, 0, n)
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return out, n <= 0
+		return out, true
 	}
 	for {
-		t := elem
-		if t == nil {
-			if len(out) >= n {
-				return nil, false
-			}
-			t = items[len(out)]
-		}
 		p.space()
-		v, ok := p.value(t)
+		x, ok := read(p)
 		if !ok {
 			return nil, false
 		}
-		out = append(out, v)
+		out = append(out, x)
 		more, ok := p.itemEnd()
 		if !ok {
 			return nil, false
 		}
 		if !more {
-			return out, n < 0 || len(out) == n
+			return out, true
 		}
 	}
 }
 
-// reals reads the items of a list of reals, after its '[', into one array
-// of float64, and boxes them all at once (boxReals).
-func (p *fastParser) reals() (any, bool) {
-	xs := make([]float64, 0, p.count())
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return []any{}, true
+func (p *fastParser) int() (int64, bool) {
+	tok, ok := p.number()
+	if !ok || !plainInteger(tok) {
+		return 0, false
 	}
-	for {
-		p.space()
-		f, end, ok := jsonlex.Float(p.data, p.pos)
-		if !ok {
-			return nil, false
-		}
-		p.pos = end
-		xs = append(xs, f)
-		more, ok := p.itemEnd()
-		if !ok {
-			return nil, false
-		}
-		if !more {
-			return boxReals(xs), true
-		}
+	i, err := strconv.ParseInt(view(tok), 10, 64)
+	return i, err == nil
+}
+
+func (p *fastParser) real() (float64, bool) {
+	f, end, ok := jsonlex.Float(p.data, p.pos)
+	if !ok {
+		return 0, false
 	}
+	p.pos = end
+	return f, true
+}
+
+func (p *fastParser) boolean() (bool, bool) {
+	if p.literal("true") {
+		return true, true
+	}
+	return false, p.literal("false")
 }
 
 // itemEnd reads the comma or ']' after an item of a list.
@@ -215,22 +213,25 @@ func plainInteger(tok []byte) bool {
 
 // str reads a string without escapes or control characters, in valid
 // UTF-8: the text as it is.
-func (p *fastParser) str() (any, bool) {
+func (p *fastParser) str() (string, bool) {
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return "", false
+	}
 	start := p.pos + 1
 	for i := start; i < len(p.data); i++ {
 		switch c := p.data[i]; {
 		case c == '"':
 			s := p.data[start:i]
 			if !utf8.Valid(s) {
-				return nil, false
+				return "", false
 			}
 			p.pos = i + 1
 			return string(s), true
 		case c == '\\' || c < 0x20:
-			return nil, false
+			return "", false
 		}
 	}
-	return nil, false
+	return "", false
 }
 
 func (p *fastParser) literal(word string) bool {
