@@ -34,7 +34,7 @@ func TestListValues(t *testing.T) {
 		}
 		for i := range n {
 			want := rv.Index(i).Interface()
-			if got := Index(v, i); got != want && !math.IsNaN(want.(float64)) {
+			if got := Index(v, i); got != want {
 				t.Errorf("Index(%#v, %d) = %#v, want %#v", v, i, got, want)
 			}
 			if items[i] != want {
