@@ -119,7 +119,7 @@ func benchPool(nexus, lang string, calls, payload int, floor time.Duration) (str
 		if err != nil {
 			return "", err
 		}
-		if ys := v.([]any); len(ys) != bigN || ys[bigN-1] != xs[bigN-1] {
+		if ys, ok := v.([]float64); !ok || len(ys) != bigN || ys[bigN-1] != xs[bigN-1] {
 			return "", fmt.Errorf("reals came back changed")
 		}
 	}
@@ -169,8 +169,8 @@ func makeCalls(nexus, lang string) (string, error) {
 	return filepath.Join(dir, "calls"), nil
 }
 
-func bigList() []any {
-	xs := make([]any, bigN)
+func bigList() []float64 {
+	xs := make([]float64, bigN)
 	for i := range xs {
 		xs[i] = float64(i) * 0.5
 	}

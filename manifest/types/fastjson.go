@@ -11,11 +11,13 @@ import (
 
 // parseFast reads data as a value of type t in one pass over the bytes,
 // for the shapes that make up large arguments: numbers, plain strings,
-// booleans, null, and lists and tuples of them. Anything else (records,
-// maps, strings with escapes, numbers that need intFromNumber, and every
-// malformed or mistyped input) makes it give up with ok false, and FromJSON
-// reads the value the general way, which also gives the error. So whatever
-// parseFast accepts, it reads exactly as the general way would.
+// booleans, null, and lists and tuples of them, a list of numbers, strings
+// or booleans straight into its typed slice (list.go). Anything else
+// (records, maps, strings with escapes, numbers that need intFromNumber,
+// and every malformed or mistyped input) makes it give up with ok false,
+// and FromJSON reads the value the general way, which also gives the
+// error. So whatever parseFast accepts, it reads exactly as the general way
+// would.
 //
 // The general way decodes into interface values first (a json.Number per
 // number) and converts them after: three times the work for a list of a
@@ -31,6 +33,11 @@ func parseFast(t *Type, data []byte) (v any, ok bool) {
 	return v, p.pos == len(p.data)
 }
 
+// fastParser is the cursor of parseFast. Lists of leaves and their items
+// are read by functions of the bytes and a position (fastItems, fastInt,
+// jsonlex.Float, ...) rather than by methods: fastItems takes the item's
+// reader as a function value, and a parser that reached one would escape
+// to the heap, an allocation for every value read.
 type fastParser struct {
 	data []byte
 	pos  int
@@ -38,85 +45,78 @@ type fastParser struct {
 
 func (p *fastParser) space() { p.pos = jsonlex.Space(p.data, p.pos) }
 
-func (p *fastParser) value(t *Type) (any, bool) {
-	if p.pos >= len(p.data) {
-		return nil, false
-	}
-	c := p.data[p.pos]
+func (p *fastParser) value(t *Type) (v any, ok bool) {
+	end := p.pos
 	switch t.Kind {
 	case Int:
-		tok, ok := p.number()
-		if !ok || !plainInteger(tok) {
-			return nil, false
-		}
-		i, err := strconv.ParseInt(view(tok), 10, 64)
-		return i, err == nil
+		v, end, ok = fastInt(p.data, p.pos)
 	case Real:
-		f, end, ok := jsonlex.Float(p.data, p.pos)
-		if !ok {
-			return nil, false
-		}
-		p.pos = end
-		return f, true
+		v, end, ok = jsonlex.Float(p.data, p.pos)
 	case Str:
-		if c != '"' {
-			return nil, false
-		}
-		return p.str()
+		v, end, ok = fastStr(p.data, p.pos)
 	case Bool:
-		if p.literal("true") {
-			return true, true
-		}
-		if p.literal("false") {
-			return false, true
-		}
+		v, end, ok = fastBool(p.data, p.pos)
 	case Unit:
-		if p.literal("null") {
-			return nil, true
-		}
+		return nil, p.literal("null")
 	case Optional:
 		if p.literal("null") {
 			return nil, true
 		}
 		return p.value(t.Elem)
 	case List:
-		return p.list(t.Elem, -1, nil)
+		return p.list(t.Elem)
 	case Tuple:
-		return p.list(nil, len(t.Items), t.Items)
+		return p.tuple(t.Items)
 	}
-	return nil, false
+	p.pos = end
+	return v, ok
 }
 
-// list reads a JSON array: of elem, or when elem is nil of exactly n items
-// of the types items.
-func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
-	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
+// list reads a JSON array of elem: a typed slice (list.go) or a []any.
+func (p *fastParser) list(elem *Type) (v any, ok bool) {
+	if !p.open() {
 		return nil, false
 	}
-	p.pos++
-	if elem != nil && elem.Kind == Real {
-		return p.reals()
-	}
-	var out []any
-	switch {
-	case n >= 0:
-		out = make([]any, 0, n)
-	case elem.Kind == Int || elem.Kind == Bool:
-		// Items without strings or nesting: their commas count them,
-		// and a list of a hundred thousand numbers is made once.
-		out = make([]any, 0, p.count())
+	end := p.pos
+	// Items without strings or nesting: their commas count them, and a
+	// list of a hundred thousand numbers is made once.
+	switch elem.Kind {
+	case Real:
+		v, end, ok = fastItems(p.data, p.pos, p.count(), jsonlex.Float)
+	case Int:
+		v, end, ok = fastItems(p.data, p.pos, p.count(), fastInt)
+	case Bool:
+		v, end, ok = fastItems(p.data, p.pos, p.count(), fastBool)
+	case Str:
+		v, end, ok = fastItems(p.data, p.pos, 0, fastStr)
 	default:
-		out = []any{}
+		return p.anyItems(elem, nil)
 	}
+	p.pos = end
+	return v, ok
+}
+
+// tuple reads a JSON array of exactly one item of each of items.
+func (p *fastParser) tuple(items []*Type) (any, bool) {
+	if !p.open() {
+		return nil, false
+	}
+	return p.anyItems(nil, items)
+}
+
+// anyItems reads the items of a list, after its '[', into a []any: items
+// of elem, or when elem is nil exactly one item of each of items.
+func (p *fastParser) anyItems(elem *Type, items []*Type) ([]any, bool) {
+	out := make([]any, 0, len(items))
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return out, n <= 0
+		return out, len(items) == 0
 	}
 	for {
 		t := elem
 		if t == nil {
-			if len(out) >= n {
+			if len(out) == len(items) {
 				return nil, false
 			}
 			t = items[len(out)]
@@ -127,47 +127,49 @@ func (p *fastParser) list(elem *Type, n int, items []*Type) (any, bool) {
 			return nil, false
 		}
 		out = append(out, v)
-		more, ok := p.itemEnd()
-		if !ok {
+		var more bool
+		if p.pos, more, ok = jsonlex.ItemEnd(p.data, p.pos, ']'); !ok {
 			return nil, false
 		}
 		if !more {
-			return out, n < 0 || len(out) == n
+			return out, len(out) == len(items) || elem != nil
 		}
 	}
 }
 
-// reals reads the items of a list of reals, after its '[', into one array
-// of float64, and boxes them all at once (boxReals).
-func (p *fastParser) reals() (any, bool) {
-	xs := make([]float64, 0, p.count())
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return []any{}, true
+// open reads the '[' that starts a list.
+func (p *fastParser) open() bool {
+	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
+		return false
+	}
+	p.pos++
+	return true
+}
+
+// fastItems reads the items of the list whose '[' ends just before d[i],
+// each with read, into a slice with room for n of them, and returns the
+// position after the list's ']'. read returns the item that starts at
+// d[i] and the position after it.
+func fastItems[T any](d []byte, i, n int, read func(d []byte, i int) (T, int, bool)) ([]T, int, bool) {
+	out := make([]T, 0, n)
+	i = jsonlex.Space(d, i)
+	if i < len(d) && d[i] == ']' {
+		return out, i + 1, true
 	}
 	for {
-		p.space()
-		f, end, ok := jsonlex.Float(p.data, p.pos)
+		x, end, ok := read(d, jsonlex.Space(d, i))
 		if !ok {
-			return nil, false
+			return nil, i, false
 		}
-		p.pos = end
-		xs = append(xs, f)
-		more, ok := p.itemEnd()
-		if !ok {
-			return nil, false
+		out = append(out, x)
+		var more bool
+		if i, more, ok = jsonlex.ItemEnd(d, end, ']'); !ok {
+			return nil, i, false
 		}
 		if !more {
-			return boxReals(xs), true
+			return out, i, true
 		}
 	}
-}
-
-// itemEnd reads the comma or ']' after an item of a list.
-func (p *fastParser) itemEnd() (more, ok bool) {
-	p.pos, more, ok = jsonlex.ItemEnd(p.data, p.pos, ']')
-	return more, ok
 }
 
 // count is the number of items of a list of numbers or booleans whose
@@ -183,6 +185,31 @@ func (p *fastParser) count() int {
 	return bytes.Count(rest[:end], []byte{','}) + 1
 }
 
+func (p *fastParser) literal(word string) bool {
+	if !hasWord(p.data, p.pos, word) {
+		return false
+	}
+	p.pos += len(word)
+	return true
+}
+
+// fastInt reads the JSON number at d[i] as an Int when it is written as
+// digits only, which ParseInt reads as the general way does.
+func fastInt(d []byte, i int) (int64, int, bool) {
+	end, ok := jsonlex.Number(d, i)
+	if !ok {
+		return 0, i, false
+	}
+	tok := d[i:end]
+	for j, c := range tok {
+		if (c < '0' || c > '9') && !(j == 0 && c == '-') {
+			return 0, i, false
+		}
+	}
+	n, err := strconv.ParseInt(view(tok), 10, 64)
+	return n, end, err == nil
+}
+
 // view is tok as a string without a copy, for strconv, which keeps the
 // string only in the error it returns, and that error is dropped. A
 // hundred thousand numbers are then a hundred thousand fewer allocations.
@@ -190,53 +217,38 @@ func view(tok []byte) string {
 	return unsafe.String(unsafe.SliceData(tok), len(tok))
 }
 
-// number returns the JSON number at the cursor, checked against JSON's
-// grammar.
-func (p *fastParser) number() ([]byte, bool) {
-	end, ok := jsonlex.Number(p.data, p.pos)
-	if !ok {
-		return nil, false
+// fastStr reads the JSON string at d[i] when it has no escapes or control
+// characters and is valid UTF-8: the text as it is.
+func fastStr(d []byte, i int) (string, int, bool) {
+	if i >= len(d) || d[i] != '"' {
+		return "", i, false
 	}
-	tok := p.data[p.pos:end]
-	p.pos = end
-	return tok, true
-}
-
-// plainInteger reports whether a JSON number is written as digits only,
-// which ParseInt reads as the general way does.
-func plainInteger(tok []byte) bool {
-	for i, c := range tok {
-		if (c < '0' || c > '9') && !(i == 0 && c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// str reads a string without escapes or control characters, in valid
-// UTF-8: the text as it is.
-func (p *fastParser) str() (any, bool) {
-	start := p.pos + 1
-	for i := start; i < len(p.data); i++ {
-		switch c := p.data[i]; {
+	for j := i + 1; j < len(d); j++ {
+		switch c := d[j]; {
 		case c == '"':
-			s := p.data[start:i]
+			s := d[i+1 : j]
 			if !utf8.Valid(s) {
-				return nil, false
+				return "", i, false
 			}
-			p.pos = i + 1
-			return string(s), true
+			return string(s), j + 1, true
 		case c == '\\' || c < 0x20:
-			return nil, false
+			return "", i, false
 		}
 	}
-	return nil, false
+	return "", i, false
 }
 
-func (p *fastParser) literal(word string) bool {
-	if len(p.data)-p.pos >= len(word) && string(p.data[p.pos:p.pos+len(word)]) == word {
-		p.pos += len(word)
-		return true
+func fastBool(d []byte, i int) (bool, int, bool) {
+	switch {
+	case hasWord(d, i, "true"):
+		return true, i + len("true"), true
+	case hasWord(d, i, "false"):
+		return false, i + len("false"), true
 	}
-	return false
+	return false, i, false
+}
+
+// hasWord reports whether d holds word at i.
+func hasWord(d []byte, i int, word string) bool {
+	return len(d)-i >= len(word) && string(d[i:i+len(word)]) == word
 }

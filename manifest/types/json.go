@@ -130,37 +130,13 @@ func within(step string, err error) error {
 func fromJSON(t *Type, v any) (any, error) {
 	switch t.Kind {
 	case Int:
-		switch n := v.(type) {
-		case json.Number:
-			i, whole, err := intFromNumber(string(n))
-			if err == nil {
-				return i, nil
-			}
-			if whole {
-				return nil, &PathError{Msg: fmt.Sprintf("integer %s does not fit in 64 bits", n)}
-			}
-		case float64:
-			if n == math.Trunc(n) && math.Abs(n) < 1<<63 {
-				return int64(n), nil
-			}
-		}
+		return intFromJSON(v)
 	case Real:
-		switch n := v.(type) {
-		case json.Number:
-			if f, err := strconv.ParseFloat(string(n), 64); err == nil {
-				return f, nil
-			}
-		case float64:
-			return n, nil
-		}
+		return realFromJSON(v)
 	case Str:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
+		return strFromJSON(v)
 	case Bool:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
+		return boolFromJSON(v)
 	case Unit:
 		if v == nil {
 			return nil, nil
@@ -175,29 +151,27 @@ func fromJSON(t *Type, v any) (any, error) {
 		if !ok {
 			break
 		}
-		out := make([]any, len(xs))
-		for i, x := range xs {
-			e, err := fromJSON(t.Elem, x)
-			if err != nil {
-				return nil, within(fmt.Sprintf("[%d]", i), err)
-			}
-			out[i] = e
+		switch t.Elem.Kind {
+		case Int:
+			return itemsFromJSON(xs, intFromJSON)
+		case Real:
+			return itemsFromJSON(xs, realFromJSON)
+		case Str:
+			return itemsFromJSON(xs, strFromJSON)
+		case Bool:
+			return itemsFromJSON(xs, boolFromJSON)
 		}
-		return out, nil
+		return itemsFromJSON(xs, func(x any) (any, error) { return fromJSON(t.Elem, x) })
 	case Tuple:
 		xs, ok := v.([]any)
 		if !ok || len(xs) != len(t.Items) {
 			break
 		}
-		out := make([]any, len(xs))
-		for i, x := range xs {
-			e, err := fromJSON(t.Items[i], x)
-			if err != nil {
-				return nil, within(fmt.Sprintf("[%d]", i), err)
-			}
-			out[i] = e
-		}
-		return out, nil
+		i := 0
+		return itemsFromJSON(xs, func(x any) (any, error) {
+			i++
+			return fromJSON(t.Items[i-1], x)
+		})
 	case Map:
 		return mapFromJSON(t, v)
 	case Record:
@@ -206,6 +180,63 @@ func fromJSON(t *Type, v any) (any, error) {
 		return nil, fmt.Errorf("unknown type kind %q", t.Kind)
 	}
 	return nil, mismatch(t, v)
+}
+
+// itemsFromJSON converts the items of a JSON array, each with read.
+func itemsFromJSON[T any](xs []any, read func(any) (T, error)) ([]T, error) {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		e, err := read(x)
+		if err != nil {
+			return nil, within(fmt.Sprintf("[%d]", i), err)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func intFromJSON(v any) (int64, error) {
+	switch n := v.(type) {
+	case json.Number:
+		i, whole, err := intFromNumber(string(n))
+		if err == nil {
+			return i, nil
+		}
+		if whole {
+			return 0, &PathError{Msg: fmt.Sprintf("integer %s does not fit in 64 bits", n)}
+		}
+	case float64:
+		if n == math.Trunc(n) && math.Abs(n) < 1<<63 {
+			return int64(n), nil
+		}
+	}
+	return 0, mismatch(IntType, v)
+}
+
+func realFromJSON(v any) (float64, error) {
+	switch n := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+			return f, nil
+		}
+	case float64:
+		return n, nil
+	}
+	return 0, mismatch(RealType, v)
+}
+
+func strFromJSON(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", mismatch(StrType, v)
+}
+
+func boolFromJSON(v any) (bool, error) {
+	if b, ok := v.(bool); ok {
+		return b, nil
+	}
+	return false, mismatch(BoolType, v)
 }
 
 // intFromNumber returns the integer the JSON number n spells, however it is
@@ -371,12 +402,17 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 		}
 		return AppendJSON(buf, t.Elem, v)
 	case List, Tuple:
-		xs, ok := v.([]any)
-		if !ok || (t.Kind == Tuple && len(xs) != len(t.Items)) {
+		n, ok := Len(v)
+		if !ok || (t.Kind == Tuple && n != len(t.Items)) {
 			break
 		}
+		if t.Kind == List {
+			if out, ok := appendTypedJSON(buf, t.Elem, v); ok {
+				return out, nil
+			}
+		}
 		buf = append(buf, '[')
-		for i, x := range xs {
+		for i := range n {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
@@ -385,7 +421,7 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 				et = t.Items[i]
 			}
 			var err error
-			if buf, err = AppendJSON(buf, et, x); err != nil {
+			if buf, err = AppendJSON(buf, et, Index(v, i)); err != nil {
 				return nil, within(fmt.Sprintf("[%d]", i), err)
 			}
 		}
@@ -449,6 +485,44 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 	}
 	return nil, &PathError{Msg: fmt.Sprintf("value %#v is not of type %s", v, t)}
 }
+
+// appendTypedJSON writes v, a list of elem, when it is the typed slice of
+// elem (list.go); ok is false for any other list value.
+func appendTypedJSON(buf []byte, elem *Type, v any) (out []byte, ok bool) {
+	switch xs := v.(type) {
+	case []float64:
+		if elem.Kind == Real {
+			return appendJSONItems(buf, xs, appendReal), true
+		}
+	case []int64:
+		if elem.Kind == Int {
+			return appendJSONItems(buf, xs, appendInt), true
+		}
+	case []string:
+		if elem.Kind == Str {
+			return appendJSONItems(buf, xs, appendString), true
+		}
+	case []bool:
+		if elem.Kind == Bool {
+			return appendJSONItems(buf, xs, strconv.AppendBool), true
+		}
+	}
+	return buf, false
+}
+
+// appendJSONItems writes xs as a JSON array, each item with appendItem.
+func appendJSONItems[T any](buf []byte, xs []T, appendItem func([]byte, T) []byte) []byte {
+	buf = append(buf, '[')
+	for i, x := range xs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendItem(buf, x)
+	}
+	return append(buf, ']')
+}
+
+func appendInt(buf []byte, i int64) []byte { return strconv.AppendInt(buf, i, 10) }
 
 // appendReal writes f the way Python's json module does (float.__repr__),
 // so a Real keeps looking like one (1.0, not 1; 1000000.0, not 1e+06) and

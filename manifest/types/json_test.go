@@ -55,15 +55,15 @@ func TestFromJSON(t *testing.T) {
 
 		{"optional null", OptionalOf(IntType), `null`, nil},
 		{"optional value", OptionalOf(IntType), `5`, int64(5)},
-		{"optional list", OptionalOf(ListOf(IntType)), `[1]`, []any{int64(1)}},
+		{"optional list", OptionalOf(ListOf(IntType)), `[1]`, []int64{1}},
 
-		{"list", ListOf(IntType), `[1, 2, 3]`, []any{int64(1), int64(2), int64(3)}},
-		{"list empty", ListOf(IntType), `[]`, []any{}},
-		{"list of lists", ListOf(ListOf(StrType)), `[["a"], []]`, []any{[]any{"a"}, []any{}}},
+		{"list", ListOf(IntType), `[1, 2, 3]`, []int64{1, 2, 3}},
+		{"list empty", ListOf(IntType), `[]`, []int64{}},
+		{"list of lists", ListOf(ListOf(StrType)), `[["a"], []]`, []any{[]string{"a"}, []string{}}},
 		{"list of optionals", ListOf(OptionalOf(RealType)), `[null, 2]`, []any{nil, 2.0}},
 
 		{"tuple", TupleOf(IntType, StrType), `[1, "x"]`, []any{int64(1), "x"}},
-		{"tuple nested", TupleOf(IntType, ListOf(StrType)), `[1, ["a", "b"]]`, []any{int64(1), []any{"a", "b"}}},
+		{"tuple nested", TupleOf(IntType, ListOf(StrType)), `[1, ["a", "b"]]`, []any{int64(1), []string{"a", "b"}}},
 
 		// An object loses its order in encoding/json; keys come sorted.
 		{"map str from object", MapOf(StrType, IntType), `{"b": 2, "a": 1}`,
@@ -82,12 +82,12 @@ func TestFromJSON(t *testing.T) {
 		{"record", point, `{"y": 2, "x": 1}`, map[string]any{"x": int64(1), "y": int64(2)}},
 		{"record with every field", entry,
 			`{"name": "n", "score": 2, "tags": ["a"], "note": "hi", "at": {"x": 1, "y": 2}}`,
-			map[string]any{"name": "n", "score": 2.0, "tags": []any{"a"}, "note": "hi",
+			map[string]any{"name": "n", "score": 2.0, "tags": []string{"a"}, "note": "hi",
 				"at": map[string]any{"x": int64(1), "y": int64(2)}}},
 		{"record fills defaults and optionals", entry, `{"name": "n"}`,
-			map[string]any{"name": "n", "score": 0.5, "tags": []any{"new"}, "note": nil, "at": nil}},
+			map[string]any{"name": "n", "score": 0.5, "tags": []string{"new"}, "note": nil, "at": nil}},
 		{"record with explicit nulls", entry, `{"name": "n", "note": null, "at": null, "tags": []}`,
-			map[string]any{"name": "n", "score": 0.5, "tags": []any{}, "note": nil, "at": nil}},
+			map[string]any{"name": "n", "score": 0.5, "tags": []string{}, "note": nil, "at": nil}},
 		{"list of records", ListOf(point), `[{"x": 1, "y": 2}]`,
 			[]any{map[string]any{"x": int64(1), "y": int64(2)}}},
 	}
@@ -209,7 +209,7 @@ func TestFromJSONValueFloat64(t *testing.T) {
 		{IntType, 3.5, nil, true},
 		{IntType, 1e30, nil, true},
 		{RealType, 2.5, 2.5, false},
-		{ListOf(IntType), []any{1.0, 2.0}, []any{int64(1), int64(2)}, false},
+		{ListOf(IntType), []any{1.0, 2.0}, []int64{1, 2}, false},
 	}
 	for _, c := range cases {
 		got, err := FromJSONValue(c.typ, c.in)
@@ -399,7 +399,8 @@ func TestToJSONWrongShape(t *testing.T) {
 		{"str as bytes", StrType, []byte("x"), "value []byte{0x78} is not of type Str"},
 		{"bool as string", BoolType, "true", `value "true" is not of type Bool`},
 		{"optional wrong", OptionalOf(IntType), "x", `value "x" is not of type Int`},
-		{"list as typed slice", ListOf(IntType), []int64{1}, "value []int64{1} is not of type [Int]"},
+		{"list as a slice of another type", ListOf(IntType), []float64{1}, "at [0]: value 1 is not of type Int"},
+		{"list as a Go slice of no list value", ListOf(IntType), []int{1}, "value []int{1} is not of type [Int]"},
 		{"list bad element", ListOf(IntType), []any{int64(1), "x"}, `at [1]: value "x" is not of type Int`},
 		{"tuple wrong length", TupleOf(IntType, StrType), []any{int64(1)}, "value []interface {}{1} is not of type (Int, Str)"},
 		{"tuple bad item", TupleOf(IntType, StrType), []any{int64(1), int64(2)}, "at [1]: value 2 is not of type Str"},

@@ -42,8 +42,8 @@ func EncodeArgs(ts []*Type, vs []any) ([]byte, error) {
 // the right size rather than one grown by doubling. Nested values count
 // nine bytes an item (a float64 and its tag).
 func sizeHint(v any) int {
-	if xs, ok := v.([]any); ok {
-		return 5 + 9*len(xs)
+	if n, ok := Len(v); ok {
+		return 5 + 9*n
 	}
 	return 9
 }
@@ -95,34 +95,24 @@ func EncodeMsgpack(enc *msgpack.Encoder, t *Type, v any) error {
 		}
 		return EncodeMsgpack(enc, t.Elem, v)
 	case List, Tuple:
-		xs, ok := v.([]any)
-		if !ok || (t.Kind == Tuple && len(xs) != len(t.Items)) {
+		n, ok := Len(v)
+		if !ok || (t.Kind == Tuple && n != len(t.Items)) {
 			break
 		}
-		if err := enc.EncodeArrayLen(len(xs)); err != nil {
+		if err := enc.EncodeArrayLen(n); err != nil {
 			return err
 		}
-		if t.Kind == List && t.Elem.Kind == Real {
-			if buf, ok := enc.Writer().(*bytes.Buffer); ok {
-				return appendReals(buf, xs)
+		if t.Kind == List {
+			if done, err := encodeTyped(enc, t.Elem, v); done {
+				return err
 			}
-			for i, x := range xs {
-				f, ok := x.(float64)
-				if !ok {
-					return within(fmt.Sprintf("[%d]", i), &PathError{Msg: fmt.Sprintf("value %#v is not a Real", x)})
-				}
-				if err := enc.EncodeFloat64(f); err != nil {
-					return err
-				}
-			}
-			return nil
 		}
-		for i, x := range xs {
+		for i := range n {
 			et := t.Elem
 			if t.Kind == Tuple {
 				et = t.Items[i]
 			}
-			if err := EncodeMsgpack(enc, et, x); err != nil {
+			if err := EncodeMsgpack(enc, et, Index(v, i)); err != nil {
 				return within(fmt.Sprintf("[%d]", i), err)
 			}
 		}
@@ -165,23 +155,57 @@ func EncodeMsgpack(enc *msgpack.Encoder, t *Type, v any) error {
 	return &PathError{Msg: fmt.Sprintf("value %#v is not of type %s", v, t)}
 }
 
-// appendReals writes the items of a list of reals straight into buf, the
-// encoder's own output, each as msgpack's float 64 (what EncodeFloat64
+// encodeTyped writes the items of v, a list of elem whose header is
+// written, when v is the typed slice of elem (list.go); done is false, and
+// nothing is written, for any other list value.
+func encodeTyped(enc *msgpack.Encoder, elem *Type, v any) (done bool, err error) {
+	switch xs := v.(type) {
+	case []float64:
+		if elem.Kind == Real {
+			if buf, ok := enc.Writer().(*bytes.Buffer); ok {
+				appendReals(buf, xs)
+				return true, nil
+			}
+			return true, encodeItems(enc, xs, (*msgpack.Encoder).EncodeFloat64)
+		}
+	case []int64:
+		if elem.Kind == Int {
+			return true, encodeItems(enc, xs, (*msgpack.Encoder).EncodeInt)
+		}
+	case []string:
+		if elem.Kind == Str {
+			return true, encodeItems(enc, xs, (*msgpack.Encoder).EncodeString)
+		}
+	case []bool:
+		if elem.Kind == Bool {
+			return true, encodeItems(enc, xs, (*msgpack.Encoder).EncodeBool)
+		}
+	}
+	return false, nil
+}
+
+// encodeItems writes each of xs with encode.
+func encodeItems[T any](enc *msgpack.Encoder, xs []T, encode func(*msgpack.Encoder, T) error) error {
+	for _, x := range xs {
+		if err := encode(enc, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendReals writes xs, the items of a list of reals, straight into buf,
+// the encoder's own output, each as msgpack's float 64 (what EncodeFloat64
 // writes): a hundred thousand of them cost a third of what two calls
 // through the encoder each do.
-func appendReals(buf *bytes.Buffer, xs []any) error {
+func appendReals(buf *bytes.Buffer, xs []float64) {
+	buf.Grow(9 * len(xs))
 	b := buf.AvailableBuffer()
-	for i, x := range xs {
-		f, ok := x.(float64)
-		if !ok {
-			buf.Write(b)
-			return within(fmt.Sprintf("[%d]", i), &PathError{Msg: fmt.Sprintf("value %#v is not a Real", x)})
-		}
+	for _, f := range xs {
 		b = append(b, msgpcode.Double)
 		b = binary.BigEndian.AppendUint64(b, math.Float64bits(f))
 	}
 	buf.Write(b)
-	return nil
 }
 
 // prealloc is how many of the n items an array or map header announces to
@@ -222,56 +246,17 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		case Unit, Optional:
 			return nil, dec.DecodeNil()
 		}
-		return nil, &PathError{Msg: fmt.Sprintf("expected %s, got nil", t)}
+		return nil, unexpected(t, code)
 	}
 	switch t.Kind {
 	case Int:
-		switch {
-		case msgpcode.IsFixedNum(code), code == msgpcode.Int8, code == msgpcode.Int16,
-			code == msgpcode.Int32, code == msgpcode.Int64, code == msgpcode.Uint8,
-			code == msgpcode.Uint16, code == msgpcode.Uint32:
-			return dec.DecodeInt64()
-		case code == msgpcode.Uint64:
-			u, err := dec.DecodeUint64()
-			if err != nil {
-				return nil, err
-			}
-			if u > math.MaxInt64 {
-				return nil, &PathError{Msg: fmt.Sprintf("integer %d does not fit in 64 bits", u)}
-			}
-			return int64(u), nil
-		case code == msgpcode.Float, code == msgpcode.Double:
-			f, err := dec.DecodeFloat64()
-			if err != nil {
-				return nil, err
-			}
-			if f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
-				return nil, &PathError{Msg: fmt.Sprintf("expected Int, got the number %v", f)}
-			}
-			return int64(f), nil
-		}
+		return decodeInt(dec)
 	case Real:
-		switch {
-		case code == msgpcode.Float, code == msgpcode.Double:
-			return dec.DecodeFloat64()
-		case code == msgpcode.Uint64:
-			// DecodeInt64 would wrap integers above MaxInt64 to negatives.
-			u, err := dec.DecodeUint64()
-			return float64(u), err
-		case msgpcode.IsFixedNum(code), code == msgpcode.Int8, code == msgpcode.Int16,
-			code == msgpcode.Int32, code == msgpcode.Int64, code == msgpcode.Uint8,
-			code == msgpcode.Uint16, code == msgpcode.Uint32:
-			i, err := dec.DecodeInt64()
-			return float64(i), err
-		}
+		return decodeReal(dec)
 	case Str:
-		if msgpcode.IsString(code) || msgpcode.IsBin(code) {
-			return dec.DecodeString()
-		}
+		return decodeStr(dec)
 	case Bool:
-		if code == msgpcode.True || code == msgpcode.False {
-			return dec.DecodeBool()
-		}
+		return decodeBool(dec)
 	case Unit:
 		// A function declared to return () may still return something;
 		// the value is dropped, as the type says there is none.
@@ -286,22 +271,27 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind == Tuple && n != len(t.Items) {
-			return nil, &PathError{Msg: fmt.Sprintf("expected %s, got a list of %d items", t, n)}
-		}
-		out := make([]any, 0, prealloc(dec, n))
-		for i := 0; i < n; i++ {
-			et := t.Elem
-			if t.Kind == Tuple {
-				et = t.Items[i]
+		if t.Kind == Tuple {
+			if n != len(t.Items) {
+				return nil, &PathError{Msg: fmt.Sprintf("expected %s, got a list of %d items", t, n)}
 			}
-			x, err := DecodeMsgpack(dec, et)
-			if err != nil {
-				return nil, within(fmt.Sprintf("[%d]", i), err)
-			}
-			out = append(out, x)
+			i := 0
+			return decodeItems(dec, n, func(dec *msgpack.Decoder) (any, error) {
+				i++
+				return DecodeMsgpack(dec, t.Items[i-1])
+			})
 		}
-		return out, nil
+		switch t.Elem.Kind {
+		case Int:
+			return decodeItems(dec, n, decodeInt)
+		case Real:
+			return decodeItems(dec, n, decodeReal)
+		case Str:
+			return decodeItems(dec, n, decodeStr)
+		case Bool:
+			return decodeItems(dec, n, decodeBool)
+		}
+		return decodeItems(dec, n, func(dec *msgpack.Decoder) (any, error) { return DecodeMsgpack(dec, t.Elem) })
 	case Map:
 		if isArray(code) {
 			return decodePairs(dec, t)
@@ -331,7 +321,115 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		}
 		return decodeRecord(dec, t)
 	}
-	return nil, &PathError{Msg: fmt.Sprintf("expected %s, got msgpack type 0x%02x", t, code)}
+	return nil, unexpected(t, code)
+}
+
+// decodeItems reads the n items of an array whose header is read, each
+// with decode.
+func decodeItems[T any](dec *msgpack.Decoder, n int, decode func(*msgpack.Decoder) (T, error)) ([]T, error) {
+	out := make([]T, 0, prealloc(dec, n))
+	for i := 0; i < n; i++ {
+		x, err := decode(dec)
+		if err != nil {
+			return nil, within(fmt.Sprintf("[%d]", i), err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// decodeInt reads an Int: any msgpack integer within 64 signed bits, or a
+// float that is a whole number.
+func decodeInt(dec *msgpack.Decoder) (int64, error) {
+	code, err := dec.PeekCode()
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case isInt(code):
+		return dec.DecodeInt64()
+	case code == msgpcode.Uint64:
+		u, err := dec.DecodeUint64()
+		if err != nil {
+			return 0, err
+		}
+		if u > math.MaxInt64 {
+			return 0, &PathError{Msg: fmt.Sprintf("integer %d does not fit in 64 bits", u)}
+		}
+		return int64(u), nil
+	case code == msgpcode.Float, code == msgpcode.Double:
+		f, err := dec.DecodeFloat64()
+		if err != nil {
+			return 0, err
+		}
+		if f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+			return 0, &PathError{Msg: fmt.Sprintf("expected Int, got the number %v", f)}
+		}
+		return int64(f), nil
+	}
+	return 0, unexpected(IntType, code)
+}
+
+// decodeReal reads a Real: a msgpack float or any integer.
+func decodeReal(dec *msgpack.Decoder) (float64, error) {
+	code, err := dec.PeekCode()
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case code == msgpcode.Float, code == msgpcode.Double:
+		return dec.DecodeFloat64()
+	case code == msgpcode.Uint64:
+		// DecodeInt64 would wrap integers above MaxInt64 to negatives.
+		u, err := dec.DecodeUint64()
+		return float64(u), err
+	case isInt(code):
+		i, err := dec.DecodeInt64()
+		return float64(i), err
+	}
+	return 0, unexpected(RealType, code)
+}
+
+// decodeStr reads a Str: a msgpack str or bin.
+func decodeStr(dec *msgpack.Decoder) (string, error) {
+	code, err := dec.PeekCode()
+	if err != nil {
+		return "", err
+	}
+	if msgpcode.IsString(code) || msgpcode.IsBin(code) {
+		return dec.DecodeString()
+	}
+	return "", unexpected(StrType, code)
+}
+
+func decodeBool(dec *msgpack.Decoder) (bool, error) {
+	code, err := dec.PeekCode()
+	if err != nil {
+		return false, err
+	}
+	if code == msgpcode.True || code == msgpcode.False {
+		return dec.DecodeBool()
+	}
+	return false, unexpected(BoolType, code)
+}
+
+// isInt reports whether c starts a msgpack integer that DecodeInt64 reads
+// as it is: every integer but a uint 64.
+func isInt(c byte) bool {
+	switch c {
+	case msgpcode.Int8, msgpcode.Int16, msgpcode.Int32, msgpcode.Int64,
+		msgpcode.Uint8, msgpcode.Uint16, msgpcode.Uint32:
+		return true
+	}
+	return msgpcode.IsFixedNum(c)
+}
+
+// unexpected is the error for a value of type t that starts with code.
+func unexpected(t *Type, code byte) error {
+	if code == msgpcode.Nil {
+		return &PathError{Msg: fmt.Sprintf("expected %s, got nil", t)}
+	}
+	return &PathError{Msg: fmt.Sprintf("expected %s, got msgpack type 0x%02x", t, code)}
 }
 
 func decodePairs(dec *msgpack.Decoder, t *Type) (any, error) {

@@ -12,7 +12,7 @@ import (
 // BenchmarkBigReals measures the typed codec on the payload of the README's
 // throughput benchmark; BenchmarkNativeReals is the library alone.
 func BenchmarkBigReals(b *testing.B) {
-	xs := make([]any, 1000000)
+	xs := make([]float64, 1000000)
 	for i := range xs {
 		xs[i] = float64(i) * 0.5
 	}

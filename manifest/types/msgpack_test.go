@@ -73,20 +73,21 @@ var roundTripValues = []struct {
 	{OptionalOf(IntType), nil},
 	{OptionalOf(IntType), int64(4)},
 	{OptionalOf(OptionalOf(StrType)), "s"},
-	{ListOf(IntType), []any{}},
-	{ListOf(IntType), []any{int64(1), int64(-2), int64(1 << 40)}},
-	{ListOf(RealType), []any{1.0, 2.5, -0.5}},
-	{ListOf(ListOf(StrType)), []any{[]any{"a"}, []any{}}},
+	{ListOf(IntType), []int64{}},
+	{ListOf(IntType), []int64{1, -2, 1 << 40}},
+	{ListOf(RealType), []float64{1.0, 2.5, -0.5}},
+	{ListOf(ListOf(StrType)), []any{[]string{"a"}, []string{}}},
+	{ListOf(BoolType), []bool{true, false}},
 	{ListOf(OptionalOf(RealType)), []any{nil, 2.0}},
 	{TupleOf(IntType, StrType), []any{int64(1), "x"}},
-	{TupleOf(BoolType, ListOf(IntType), UnitType), []any{true, []any{int64(2)}, nil}},
+	{TupleOf(BoolType, ListOf(IntType), UnitType), []any{true, []int64{2}, nil}},
 	{MapOf(StrType, IntType), []Pair{}},
 	{MapOf(StrType, IntType), []Pair{{"b", int64(1)}, {"a", int64(2)}}},
 	{MapOf(IntType, StrType), []Pair{{int64(2), "two"}, {int64(-1), "minus one"}}},
 	{MapOf(StrType, MapOf(IntType, StrType)), []Pair{{"x", []Pair{{int64(1), "one"}}}}},
 	{MapOf(TupleOf(IntType, IntType), RealType), []Pair{{[]any{int64(1), int64(2)}, 0.5}}},
 	{point, map[string]any{"x": int64(1), "y": int64(-2)}},
-	{entry, map[string]any{"name": "n", "score": 2.0, "tags": []any{"a"}, "note": nil,
+	{entry, map[string]any{"name": "n", "score": 2.0, "tags": []string{"a"}, "note": nil,
 		"at": map[string]any{"x": int64(1), "y": int64(2)}}},
 	{ListOf(point), []any{map[string]any{"x": int64(1), "y": int64(2)}}},
 }
@@ -216,6 +217,11 @@ func TestEncodeMsgpackWireForm(t *testing.T) {
 		{RealType, 1.0, []byte{0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0}},
 		{ListOf(RealType), []any{1.0}, []byte{0x91, 0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0}},
 		{ListOf(RealType), []any{-2.0, 0.5}, []byte{0x92, 0xcb, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0}},
+		{ListOf(RealType), []float64{-2.0, 0.5}, []byte{0x92, 0xcb, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0}},
+		{ListOf(RealType), []float64{}, []byte{0x90}},
+		{ListOf(IntType), []int64{1, 200}, []byte{0x92, 0x01, 0xcc, 200}},
+		{ListOf(StrType), []string{"a"}, []byte{0x91, 0xa1, 'a'}},
+		{ListOf(BoolType), []bool{true, false}, []byte{0x92, 0xc3, 0xc2}},
 		{StrType, "a", []byte{0xa1, 'a'}},
 		{BoolType, true, []byte{0xc3}},
 		{UnitType, "ignored", []byte{0xc0}},
@@ -256,9 +262,10 @@ func TestEncodeMsgpackWrongShape(t *testing.T) {
 		{StrType, []byte("x"), "value []byte{0x78} is not of type Str"},
 		{BoolType, 0, "value 0 is not of type Bool"},
 		{OptionalOf(BoolType), "yes", `value "yes" is not of type Bool`},
-		{ListOf(IntType), []int64{1}, "value []int64{1} is not of type [Int]"},
+		{ListOf(IntType), []int{1}, "value []int{1} is not of type [Int]"},
+		{ListOf(IntType), []float64{1}, "at [0]: value 1 is not of type Int"},
 		{ListOf(IntType), []any{int64(1), 2.0}, "at [1]: value 2 is not of type Int"},
-		{ListOf(RealType), []any{1.0, int64(1)}, "at [1]: value 1 is not a Real"},
+		{ListOf(RealType), []any{1.0, int64(1)}, "at [1]: value 1 is not of type Real"},
 		{TupleOf(IntType, StrType), []any{int64(1), "a", "b"}, `value []interface {}{1, "a", "b"} is not of type (Int, Str)`},
 		{TupleOf(IntType, StrType), []any{int64(1), 1}, "at [1]: value 1 is not of type Str"},
 		{MapOf(StrType, IntType), map[string]any{}, "value map[string]interface {}{} is not of type Map Str Int"},
@@ -334,7 +341,7 @@ func TestDecodeMsgpackForeign(t *testing.T) {
 		{"optional nil", OptionalOf(IntType), nilv, msgpcode.Nil, nil},
 		{"optional uint8", OptionalOf(IntType), func(e *msgpack.Encoder) error { return e.EncodeUint8(9) }, msgpcode.Uint8, int64(9)},
 
-		{"list empty", ListOf(IntType), arr(0), 0x90, []any{}},
+		{"list empty", ListOf(IntType), arr(0), 0x90, []int64{}},
 		{"list array16", ListOf(IntType), func(e *msgpack.Encoder) error {
 			if err := e.EncodeArrayLen(20); err != nil {
 				return err
@@ -346,13 +353,13 @@ func TestDecodeMsgpackForeign(t *testing.T) {
 			}
 			return nil
 		}, msgpcode.Array16, func() any {
-			out := make([]any, 20)
+			out := make([]int64, 20)
 			for i := range out {
 				out[i] = int64(i)
 			}
 			return out
 		}()},
-		{"list of reals from ints", ListOf(RealType), seq(arr(2), i64(1), func(e *msgpack.Encoder) error { return e.EncodeFloat32(2.5) }), 0x92, []any{1.0, 2.5}},
+		{"list of reals from ints", ListOf(RealType), seq(arr(2), i64(1), func(e *msgpack.Encoder) error { return e.EncodeFloat32(2.5) }), 0x92, []float64{1.0, 2.5}},
 		{"tuple from array", TupleOf(IntType, StrType), seq(arr(2), i64(1), str("a")), 0x92, []any{int64(1), "a"}},
 
 		{"map keeps order", MapOf(StrType, IntType), seq(mapn(2), str("b"), i64(1), str("a"), i64(2)), 0x82,
@@ -377,9 +384,9 @@ func TestDecodeMsgpackForeign(t *testing.T) {
 			func(e *msgpack.Encoder) error { return e.EncodeBytes([]byte("y")) }, i64(2)), 0x82,
 			map[string]any{"x": int64(1), "y": int64(2)}},
 		{"record missing optional fields", entry, seq(mapn(3), str("name"), str("n"), str("score"), i64(1), str("tags"), arr(0)), 0x83,
-			map[string]any{"name": "n", "score": 1.0, "tags": []any{}, "note": nil, "at": nil}},
+			map[string]any{"name": "n", "score": 1.0, "tags": []string{}, "note": nil, "at": nil}},
 		{"record with nil optional", entry, seq(mapn(4), str("at"), nilv, str("name"), str("n"), str("score"), i64(1), str("tags"), arr(0)), 0x84,
-			map[string]any{"name": "n", "score": 1.0, "tags": []any{}, "note": nil, "at": nil}},
+			map[string]any{"name": "n", "score": 1.0, "tags": []string{}, "note": nil, "at": nil}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -516,7 +523,7 @@ func TestDecodeMsgpackTruncated(t *testing.T) {
 // from memory and from a stream.
 func TestDecodeMsgpackLong(t *testing.T) {
 	const n = 3*maxPrealloc + 7
-	list := make([]any, n)
+	list := make([]int64, n)
 	pairs := make([]Pair, n)
 	for i := range list {
 		list[i] = int64(i)

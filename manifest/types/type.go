@@ -23,7 +23,7 @@ const (
 	Str      Kind = "str"      // string
 	Bool     Kind = "bool"     // bool
 	Unit     Kind = "unit"     // nil
-	List     Kind = "list"     // []any
+	List     Kind = "list"     // []any, or for [Int], [Real], [Str], [Bool] []int64, []float64, []string, []bool (list.go)
 	Optional Kind = "optional" // nil, or a value of Elem
 	Map      Kind = "map"      // []Pair, in the order the entries arrived
 	Tuple    Kind = "tuple"    // []any, one value per item

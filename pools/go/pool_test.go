@@ -221,7 +221,7 @@ func TestLargeList(t *testing.T) {
 	m := program(t)
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 1_000_000
-	in := make([]any, n)
+	in := make([]float64, n)
 	for i := range in {
 		in[i] = float64(i) + 0.5
 	}
@@ -229,9 +229,9 @@ func TestLargeList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xs := got.([]any)
-	if len(xs) != n || xs[0] != 1.0 || xs[n-1] != 2*(float64(n-1)+0.5) {
-		t.Errorf("got %d items, first %v, last %v", len(xs), xs[0], xs[len(xs)-1])
+	xs, ok := got.([]float64)
+	if !ok || len(xs) != n || xs[0] != 1.0 || xs[n-1] != 2*(float64(n-1)+0.5) {
+		t.Errorf("got %T of %d items, want the %d items doubled", got, len(xs), n)
 	}
 }
 

@@ -102,17 +102,17 @@ func TestRoundTripTypes(t *testing.T) {
 		{"real", "same", types.RealType, 2.5},
 		{"str", "same", types.StrType, "héllo\nworld \"q\""},
 		{"bool", "same", types.BoolType, true},
-		{"list", "same", types.ListOf(types.IntType), []any{int64(1), int64(2), int64(3)}},
-		{"empty list", "same", types.ListOf(types.StrType), []any{}},
+		{"list", "same", types.ListOf(types.IntType), []int64{1, 2, 3}},
+		{"empty list", "same", types.ListOf(types.StrType), []string{}},
 		{"optional set", "same", types.OptionalOf(types.IntType), int64(7)},
 		{"optional unset", "same", types.OptionalOf(types.IntType), nil},
 		{"map", "same", types.MapOf(types.StrType, types.IntType), []types.Pair{{Key: "a", Value: int64(1)}, {Key: "b", Value: int64(2)}}},
 		{"int keys", "same", types.MapOf(types.IntType, types.StrType), []types.Pair{{Key: int64(3), Value: "three"}}},
 		{"tuple keys", "same", types.MapOf(pair, types.RealType), []types.Pair{{Key: []any{int64(1), "a"}, Value: 0.5}}},
 		{"tuple", "same", pair, []any{int64(1), "one"}},
-		{"record", "same_point", point, map[string]any{"x": 1.5, "label": "p", "tags": []any{"a"}}},
-		{"list of records", "same_points", types.ListOf(point), []any{map[string]any{"x": 1.0, "label": nil, "tags": []any{}}}},
-		{"nested", "same", types.ListOf(types.OptionalOf(types.ListOf(types.RealType))), []any{nil, []any{1.0, 2.0}}},
+		{"record", "same_point", point, map[string]any{"x": 1.5, "label": "p", "tags": []string{"a"}}},
+		{"list of records", "same_points", types.ListOf(point), []any{map[string]any{"x": 1.0, "label": nil, "tags": []string{}}}},
+		{"nested", "same", types.ListOf(types.OptionalOf(types.ListOf(types.RealType))), []any{nil, []float64{1.0, 2.0}}},
 	}
 	var fns []fn
 	for _, c := range cases {

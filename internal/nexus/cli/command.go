@@ -280,7 +280,7 @@ func readMany(elem, list *types.Type, tok string) ([]any, error) {
 		return []any{v}, nil
 	}
 	if lv, ok := readJSONOrFile(list, tok); ok {
-		xs, _ := lv.([]any)
+		xs, _ := types.Items(lv)
 		return xs, nil
 	}
 	return nil, err

@@ -254,12 +254,14 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 		}
 		out = "[" + strings.Join(parts, ",") + "]"
 	case "count":
-		out = int64(len(args[0].([]any)))
+		n, _ := types.Len(args[0])
+		out = int64(n)
 	case "ident", "identOpt", "idList", "idPoint":
 		out = args[0]
 	case "lines":
 		var ls []string
-		for _, x := range args[0].([]any) {
+		xs, _ := types.Items(args[0])
+		for _, x := range xs {
 			ls = append(ls, fmt.Sprint(x))
 		}
 		out = strings.Join(ls, "\n")

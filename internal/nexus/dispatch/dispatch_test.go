@@ -17,6 +17,8 @@ import (
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
+var reals = types.ListOf(types.RealType)
+
 var point = &types.Type{Kind: types.Record, Name: "Point", Fields: []types.Field{
 	{Name: "x", Type: types.IntType},
 	{Name: "y", Type: types.IntType},
@@ -32,6 +34,7 @@ const (
 	fnWaitPy        // py: Int -> Int, waits for a partner call
 	fnWaitGo        // go: Int -> Int, waits for a partner call
 	fnBlock         // cpp: Int -> Int, blocks until cancelled
+	fnScale         // go: [Real] -> Real -> [Real], each item times the factor
 )
 
 func testManifest() *manifest.Manifest {
@@ -53,6 +56,7 @@ func testManifest() *manifest.Manifest {
 			{ID: fnWaitPy, Name: "waitPy", Pool: manifest.Python, Args: []*types.Type{I}, Return: I},
 			{ID: fnWaitGo, Name: "waitGo", Pool: manifest.Go, Args: []*types.Type{I}, Return: I},
 			{ID: fnBlock, Name: "block", Pool: manifest.Cpp, Args: []*types.Type{I}, Return: I},
+			{ID: fnScale, Name: "scale", Pool: manifest.Go, Args: []*types.Type{reals, types.RealType}, Return: reals},
 		},
 	}
 }
@@ -115,6 +119,13 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 	case fnBlock:
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case fnScale:
+		xs := args[0].([]float64) // as DecodeArgs reads a [Real]
+		ys := make([]float64, len(xs))
+		for i, x := range xs {
+			ys[i] = x * args[1].(float64)
+		}
+		out = ys
 	default:
 		return nil, fmt.Errorf("no function %d", f.ID)
 	}
@@ -157,7 +168,7 @@ func command(body *manifest.Expr, args ...*types.Type) *manifest.Command {
 
 func TestRun(t *testing.T) {
 	m := testManifest()
-	I, S := types.IntType, types.StrType
+	I, S, R := types.IntType, types.StrType, types.RealType
 	pair := types.TupleOf(I, S)
 	cases := []struct {
 		name string
@@ -185,6 +196,15 @@ func TestRun(t *testing.T) {
 		{"calls of three pools", &manifest.Expr{Kind: manifest.MakeTuple, Type: types.TupleOf(I, point, S), Args: []*manifest.Expr{
 			call(m, fnAdd, lit(I, "1"), lit(I, "1")), call(m, fnPoint, lit(I, "1")), call(m, fnShout, lit(S, `"hé"`))}},
 			nil, nil, `[2,{"x":1,"y":2},"HÉ!"]`},
+		// Lists of reals are []float64 where they are read and []any where
+		// a body builds them; both flow into calls and lists alike.
+		{"reals from call to call", call(m, fnScale, call(m, fnScale, variable(0, reals), lit(R, "2")), lit(R, "0.5")),
+			[]*types.Type{reals}, []any{[]float64{1.5, -2}}, "[1.5,-2.0]"},
+		{"reals from a list expression to a call", call(m, fnScale, &manifest.Expr{Kind: manifest.MakeList, Type: reals, Args: []*manifest.Expr{
+			variable(0, R), lit(R, "1")}}, lit(R, "3")), []*types.Type{R}, []any{2.0}, "[6.0,3.0]"},
+		{"reals of a literal, a call and a variable in a list", &manifest.Expr{Kind: manifest.MakeList, Type: types.ListOf(reals), Args: []*manifest.Expr{
+			lit(reals, "[0.25]"), call(m, fnScale, lit(reals, "[1, 2]"), lit(R, "2")), variable(0, reals)}},
+			[]*types.Type{reals}, []any{[]any{0.5}}, "[[0.25],[2.0,4.0],[0.5]]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -93,8 +93,8 @@ func TestRoundTripTypes(t *testing.T) {
 		{"str", types.StrType, "héllo\nworld"},
 		{"bool", types.BoolType, true},
 		{"unit", types.UnitType, nil},
-		{"list", types.ListOf(types.IntType), []any{int64(1), int64(2), int64(3)}},
-		{"empty list", types.ListOf(types.StrType), []any{}},
+		{"list", types.ListOf(types.IntType), []int64{1, 2, 3}},
+		{"empty list", types.ListOf(types.StrType), []string{}},
 		{"optional set", types.OptionalOf(types.IntType), int64(7)},
 		{"optional unset", types.OptionalOf(types.IntType), nil},
 		{"map", types.MapOf(types.StrType, types.IntType), []types.Pair{{Key: "a", Value: int64(1)}, {Key: "b", Value: int64(2)}}},
@@ -103,7 +103,7 @@ func TestRoundTripTypes(t *testing.T) {
 		{"tuple", pair, []any{int64(1), "one"}},
 		{"record", point, map[string]any{"x": 1.5, "label": "p"}},
 		{"list of records", types.ListOf(point), []any{map[string]any{"x": 1.0, "label": nil}}},
-		{"nested", types.ListOf(types.OptionalOf(types.ListOf(types.RealType))), []any{nil, []any{1.0, 2.0}}},
+		{"nested", types.ListOf(types.OptionalOf(types.ListOf(types.RealType))), []any{nil, []float64{1.0, 2.0}}},
 	}
 	var fns []fn
 	for _, c := range cases {
@@ -314,7 +314,7 @@ func TestLargeList(t *testing.T) {
 		fn{Source: "double", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.ListOf(types.RealType)})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	const n = 1_000_000
-	in := make([]any, n)
+	in := make([]float64, n)
 	for i := range in {
 		in[i] = float64(i) + 0.5
 	}
@@ -322,9 +322,9 @@ func TestLargeList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xs := got.([]any)
-	if len(xs) != n || xs[0] != 1.0 || xs[n-1] != 2*(float64(n-1)+0.5) {
-		t.Errorf("got %d items, first %v, last %v", len(xs), xs[0], xs[len(xs)-1])
+	xs, ok := got.([]float64)
+	if !ok || len(xs) != n || xs[0] != 1.0 || xs[n-1] != 2*(float64(n-1)+0.5) {
+		t.Errorf("got %T of %d items, want the %d items doubled", got, len(xs), n)
 	}
 }
 

@@ -42,10 +42,10 @@ func TestBind(t *testing.T) {
 		{"whole", `{"name":"n"}`, []any{rec("level", int64(1), "name", "n")}, ""},
 		{"whole", `{"config":{"name":"w","level":5}}`, []any{rec("level", int64(5), "name", "w")}, ""},
 		{"whole", `{"config":{"name":"w","level":5},"level":7}`, []any{rec("level", int64(7), "name", "w")}, ""},
-		{"acts", `{"_1":[1,2]}`, []any{[]any{int64(1), int64(2)}}, ""},
-		{"acts", `{"_1":[1,2],"_render":"raw"}`, []any{[]any{int64(1), int64(2)}}, ""},
-		{"acts", `{"_1":[],"_render":"lines"}`, []any{[]any{}}, "lines"},
-		{"acts", `{"_1":[],"_render":"r"}`, []any{[]any{}}, "raw"},
+		{"acts", `{"_1":[1,2]}`, []any{[]int64{1, 2}}, ""},
+		{"acts", `{"_1":[1,2],"_render":"raw"}`, []any{[]int64{1, 2}}, ""},
+		{"acts", `{"_1":[],"_render":"lines"}`, []any{[]int64{}}, "lines"},
+		{"acts", `{"_1":[],"_render":"r"}`, []any{[]int64{}}, "raw"},
 	} {
 		tool := byName[tc.tool]
 		c, err := tool.Bind(named(t, tc.args))
