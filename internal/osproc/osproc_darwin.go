@@ -2,19 +2,10 @@ package osproc
 
 import (
 	"errors"
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// sysProcAttr asks for a group of its own only: macOS has no parent-death
-// signal.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
-}
-
-func start(cmd *exec.Cmd) error { return cmd.Start() }
 
 // waitExited waits until process pid has exited, without reaping it: a
 // kqueue's EVFILT_PROC filter reports NOTE_EXIT when the process becomes a
@@ -45,8 +36,4 @@ func waitExited(pid int) bool {
 			return true
 		}
 	}
-}
-
-func dupTo(oldfd, newfd int) error {
-	return unix.Dup2(oldfd, newfd)
 }
