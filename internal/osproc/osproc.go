@@ -9,10 +9,11 @@
 //
 //   - Linux: everything. A pool has its own process group and the kernel
 //     kills it with SIGKILL when the nexus dies, however it dies.
-//   - macOS and the BSDs: process groups as on Linux; there is no
-//     parent-death signal, so a pool outlives a nexus killed by SIGKILL or
-//     a crash (a nexus that exits normally, or on SIGINT or SIGTERM, stops
-//     its pools first).
+//   - macOS and the other Unix systems: process groups as on Linux; there
+//     is no parent-death signal, so a nexus killed by SIGKILL or a crash
+//     leaves its pools to notice by themselves that their parent changed
+//     (every pool runtime checks once a second). A nexus that exits
+//     normally, or on SIGINT or SIGTERM, stops its pools first.
 //   - Windows and other systems: it compiles; a command is one process,
 //     not a group, so killing a pool does not kill what it started, and
 //     nothing kills a pool when the nexus dies. File locks are not
