@@ -6,7 +6,7 @@
 GO      ?= go
 NEXUS   := $(CURDIR)/bin/nexus
 
-.PHONY: all setup build demo test lint bench load peers proto clean
+.PHONY: all setup build demo test lint cross bench load peers proto clean
 
 all: build
 
@@ -29,7 +29,19 @@ lint:
 	test -z "$$unformatted" || { echo "gofmt needed on:"; echo "$$unformatted"; exit 1; }
 	$(GO) vet ./...
 
-test: setup lint
+# cross builds and vets (which compiles the tests too) for the systems
+# nexus is meant to build on besides Linux (docs/platforms.md): a Linux-only
+# call anywhere fails it.
+CROSS   := darwin/arm64 darwin/amd64 windows/amd64
+
+cross:
+	@set -e; for p in $(CROSS); do \
+		echo "GOOS=$${p%/*} GOARCH=$${p#*/} go build && go vet"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -tags $(TAGS) ./...; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
+
+test: setup lint cross
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 bench: setup build

@@ -1,9 +1,13 @@
 #!/bin/sh
-# Installs everything nexus needs on a fresh Debian machine: the C++ and
-# protobuf toolchain for pools, Python's grpcio and msgpack, Go modules, and
-# node with the TypeScript MCP SDK client the integration tests drive.
+# Installs everything nexus needs on a fresh Debian machine, or on macOS
+# with Homebrew (docs/platforms.md): the C++ and protobuf toolchain for
+# pools, Python's grpcio and msgpack, Go modules, and node with the
+# TypeScript MCP SDK client the integration tests drive.
 # Safe to run again: it skips what is already there.
 set -eu
+
+macos=""
+[ "$(uname -s)" = Darwin ] && macos=1
 
 # apt_install PKG... installs Debian packages, as root or through sudo.
 apt_install() {
@@ -14,13 +18,33 @@ apt_install() {
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
 }
 
-need_apt=""
-# C++ pools need g++, pkg-config, gRPC for C++ and msgpack-cxx.
-for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config; do
-	dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
-done
-if [ -n "$need_apt" ]; then
-	apt_install $need_apt
+# brew_install PKG... installs Homebrew formulae not installed yet.
+brew_install() {
+	need_brew=""
+	for pkg in "$@"; do
+		brew list --versions "$pkg" >/dev/null 2>&1 || need_brew="$need_brew $pkg"
+	done
+	[ -n "$need_brew" ] || return 0
+	command -v brew >/dev/null 2>&1 || {
+		echo "setup: Homebrew (https://brew.sh) is needed to install:$need_brew" >&2
+		exit 1
+	}
+	echo "setup: installing Homebrew packages:$need_brew"
+	brew install $need_brew
+}
+
+# C++ pools need a C++ compiler, pkg-config, gRPC for C++ and msgpack-cxx
+# (on macOS the compiler is Xcode's command line tools' clang).
+if [ -n "$macos" ]; then
+	brew_install protobuf grpc msgpack-cxx pkg-config
+else
+	need_apt=""
+	for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config; do
+		dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
+	done
+	if [ -n "$need_apt" ]; then
+		apt_install $need_apt
+	fi
 fi
 
 if ! python3 -c 'import grpc, msgpack' 2>/dev/null; then
@@ -33,11 +57,15 @@ go mod download
 # The MCP integration tests run integration/mcpclient/client.mjs, which needs
 # node and its pinned npm packages. Checked by command, not by Debian package,
 # since node may come from elsewhere (e.g. a nodejs build that bundles npm).
-need_apt=""
-command -v node >/dev/null 2>&1 || need_apt="$need_apt nodejs"
-command -v npm >/dev/null 2>&1 || need_apt="$need_apt npm"
-if [ -n "$need_apt" ]; then
-	apt_install $need_apt
+if [ -n "$macos" ]; then
+	command -v npm >/dev/null 2>&1 || brew_install node
+else
+	need_apt=""
+	command -v node >/dev/null 2>&1 || need_apt="$need_apt nodejs"
+	command -v npm >/dev/null 2>&1 || need_apt="$need_apt npm"
+	if [ -n "$need_apt" ]; then
+		apt_install $need_apt
+	fi
 fi
 
 # npm_ci DIR MARKER installs DIR's pinned npm packages, only when MARKER (a

@@ -15,12 +15,15 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // httpServer is a server started as a child process that serves MCP over
 // Streamable HTTP on a loopback port it chose and printed.
 type httpServer struct {
 	cmd      *exec.Cmd
+	group    *osproc.Group
 	endpoint string
 	stderr   *tail
 	exited   chan struct{}
@@ -36,13 +39,12 @@ var serving = regexp.MustCompile(`serving MCP at (/\S*) on (http://\S+)`)
 func startHTTP(ctx context.Context, argv []string, dir string) (*httpServer, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	s := &httpServer{cmd: cmd, stderr: &tail{}, exited: make(chan struct{})}
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if s.group, err = osproc.Start(cmd); err != nil {
 		return nil, err
 	}
 	found := make(chan string, 1)
@@ -58,7 +60,7 @@ func startHTTP(ctx context.Context, argv []string, dir string) (*httpServer, err
 			}
 		}
 		io.Copy(s.stderr, pipe)
-		cmd.Wait()
+		s.group.Wait() // kills what is left of the group too
 		close(s.exited)
 	}()
 	select {
@@ -74,13 +76,13 @@ func startHTTP(ctx context.Context, argv []string, dir string) (*httpServer, err
 }
 
 func (s *httpServer) kill() {
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	s.group.Kill()
 }
 
 // stop sends SIGTERM and waits for the server to exit, then kills what is
 // left of its process group.
 func (s *httpServer) stop(grace time.Duration) error {
-	syscall.Kill(s.cmd.Process.Pid, syscall.SIGTERM)
+	s.cmd.Process.Signal(syscall.SIGTERM)
 	defer s.kill()
 	select {
 	case <-s.exited:

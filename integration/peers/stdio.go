@@ -9,14 +9,16 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // stdioConn is a server started as a child process and spoken to over its
 // stdin and stdout, one JSON-RPC message a line, one request at a time.
 type stdioConn struct {
 	cmd    *exec.Cmd
+	group  *osproc.Group
 	in     io.WriteCloser
 	w      *bufio.Writer
 	r      *bufio.Reader
@@ -31,7 +33,6 @@ type stdioConn struct {
 func startStdio(argv []string, dir string) (*stdioConn, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c := &stdioConn{cmd: cmd, stderr: &tail{}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	var err error
@@ -42,13 +43,13 @@ func startStdio(argv []string, dir string) (*stdioConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if c.group, err = osproc.Start(cmd); err != nil {
 		return nil, err
 	}
 	c.w = bufio.NewWriterSize(c.in, 64<<10)
 	c.r = bufio.NewReaderSize(out, 64<<10)
 	go func() {
-		c.err = cmd.Wait()
+		c.err = c.group.Wait()
 		close(c.exited)
 	}()
 	return c, nil
@@ -62,7 +63,7 @@ func (c *stdioConn) guard(ctx context.Context) func() bool {
 }
 
 func (c *stdioConn) kill() {
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	c.group.Kill()
 }
 
 // roundTrip sends a request and reads lines until its reply.
@@ -142,8 +143,6 @@ func (c *stdioConn) close(grace time.Duration) error {
 		<-c.exited
 		return fmt.Errorf("still running %s after its stdin closed; killed", grace)
 	}
-	// The group may hold a pool that outlived its server.
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	return nil
 }
 

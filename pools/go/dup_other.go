@@ -2,9 +2,9 @@
 
 package gopool
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
 // dupTo makes fd newfd a copy of oldfd.
 func dupTo(oldfd, newfd int) error {
-	return syscall.Dup2(oldfd, newfd)
+	return unix.Dup2(oldfd, newfd)
 }

@@ -65,6 +65,11 @@ const (
 // need not wait.
 const exitDelay = 5 * time.Millisecond
 
+// parentCheck is how often the pool checks that the nexus that started it
+// still runs. On Linux the kernel kills a pool whose nexus dies; on macOS
+// and elsewhere this check ends it, within this long.
+const parentCheck = time.Second
+
 // Serve serves the registered functions until the nexus shuts the pool
 // down, then returns. Started by hand (without the nexus's cookie) it says
 // what it is and exits with status 1.
@@ -115,6 +120,7 @@ func serve() error {
 	healthpb.RegisterHealthServer(s, healthy)
 	s.RegisterService(&controllerDesc, &controller{stop: s.Stop})
 
+	go watchParent(os.Getppid(), s.Stop) // before the handshake: see watchParent
 	line := fmt.Sprintf("%d|%d|unix|%s|grpc\n", coreProtocolVersion, proto.HandshakeVersion, socket)
 	_, err = out.WriteString(line)
 	closeHandshakeOut() // the pool's stdout ends with the handshake
@@ -125,6 +131,17 @@ func serve() error {
 		return err
 	}
 	return nil
+}
+
+// watchParent calls stop once the nexus that started the pool is gone,
+// which shows as a change of the pool's parent (to init, launchd or a
+// subreaper). Had it died before the pool started watching, which it does
+// before its handshake, the handshake's write fails.
+func watchParent(parent int, stop func()) {
+	for os.Getppid() == parent {
+		time.Sleep(parentCheck)
+	}
+	stop()
 }
 
 // controller is go-plugin's plugin.GRPCController service: Shutdown answers

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"syscall"
 
 	"github.com/nexus-run/nexus/proto"
 )
@@ -36,24 +35,6 @@ func init() {
 		fmt.Fprintf(os.Stderr, "go pool: claim standard output: %v\n", err)
 		os.Exit(1)
 	}
-}
-
-// claimStdout keeps a private copy of fd 1 and points fd 1 at stderr.
-func claimStdout() error {
-	fd, err := syscall.Dup(1)
-	if err != nil {
-		return err
-	}
-	// No other goroutine forks this early, so the copy cannot leak into a
-	// child between Dup and CloseOnExec; a child holding it would keep the
-	// nexus waiting for the end of the pool's stdout.
-	syscall.CloseOnExec(fd)
-	if err := dupTo(2, 1); err != nil {
-		syscall.Close(fd)
-		return err
-	}
-	handshake = os.NewFile(uintptr(fd), "/dev/stdout")
-	return nil
 }
 
 func handshakeOut() *os.File {

@@ -10,8 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // CacheDirEnv names the folder compiled C++ is cached in. Unset, it is
@@ -165,18 +166,13 @@ func (c *cache) lock(name string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock the C++ build cache: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
+	unlock, err := osproc.LockFile(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock the C++ build cache: %w", err)
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlock()
 		f.Close()
 	}, nil
 }

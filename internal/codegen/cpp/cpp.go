@@ -92,8 +92,8 @@ func (b *builder) pool(dir string, src *source, rf *runtimeFiles, fns []Function
 	for _, d := range folders(headers) {
 		includes = append(includes, "-I"+d)
 	}
-	mainFlags := append(append(append([]string{}, commonFlags...), "-I"+dir), includes...)
-	userFlags := append(append([]string{}, commonFlags...), includes...)
+	mainFlags := append(append(append(append([]string{}, commonFlags...), b.tc.msgpack...), "-I"+dir), includes...)
+	userFlags := append(append(append([]string{}, commonFlags...), b.tc.msgpack...), includes...)
 
 	x := &explainer{poolDir: dir, main: src, roots: folders(append(headers, besides...))}
 	if wd, err := os.Getwd(); err == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,14 +24,24 @@ var commonFlags = []string{"-std=c++17", "-O2", "-pthread", "-pipe", "-DMSGPACK_
 var packages = []string{"grpc++"}
 
 // setupHint says how to get what a C++ pool needs.
-const setupHint = "install g++, pkg-config, libgrpc++-dev and libmsgpack-cxx-dev (scripts/setup.sh does it on Debian)"
+var setupHint = setupHintFor(runtime.GOOS)
+
+func setupHintFor(goos string) string {
+	if goos == "darwin" {
+		return "install Xcode's command line tools (xcode-select --install) and, with Homebrew, brew install grpc msgpack-cxx pkg-config (see docs/platforms.md)"
+	}
+	return "install g++, pkg-config, libgrpc++-dev and libmsgpack-cxx-dev (scripts/setup.sh does it on Debian)"
+}
 
 // toolchain is the C++ compiler and libraries a pool is built with.
 type toolchain struct {
 	cxx    string   // the compiler's path: $CXX, or g++ on PATH
 	id     string   // what identifies the compiler and libraries in cache keys
-	cflags []string // pkg-config --cflags of packages
-	libs   []string // pkg-config --libs of packages
+	cflags []string // pkg-config --cflags of packages, and msgpack
+	// msgpack are the flags that find msgpack-cxx, which every file that
+	// includes the runtime's header needs.
+	msgpack []string
+	libs    []string // pkg-config --libs of packages
 }
 
 var (
@@ -84,17 +95,24 @@ func probe(name string, c *cache) (*toolchain, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs, err := librarySearchDirs(cxx)
+	msgpack, err := msgpackFlags(cxx)
 	if err != nil {
 		return nil, err
 	}
-	libs := linkFlags(lib, dirs)
+	var dirs []string
+	if runtime.GOOS != "darwin" { // linkFlags links dynamically there
+		if dirs, err = librarySearchDirs(cxx); err != nil {
+			return nil, err
+		}
+	}
+	libs := linkFlags(runtime.GOOS, lib, dirs)
 	return &toolchain{
 		cxx: cxx,
 		id: strings.Join([]string{cxx, version, strings.Join(packages, " ") + " " + lib.Versions,
-			lib.Cflags, strings.Join(libs, " ")}, "\n"),
-		cflags: strings.Fields(lib.Cflags),
-		libs:   libs,
+			lib.Cflags, strings.Join(msgpack, " "), strings.Join(libs, " ")}, "\n"),
+		cflags:  append(strings.Fields(lib.Cflags), msgpack...),
+		msgpack: msgpack,
+		libs:    libs,
 	}, nil
 }
 
@@ -109,13 +127,18 @@ var systemLibraries = map[string]bool{
 // linkFlags links gRPC and everything under it (Abseil, upb, re2, c-ares,
 // OpenSSL, zlib) and the C++ runtime statically when every one of those
 // libraries has its archive in dirs, as Debian's -dev packages ship them,
-// and falls back to pkg-config's shared libraries otherwise.
+// and falls back to pkg-config's shared libraries otherwise. On macOS
+// (goos "darwin") it always takes the shared libraries: Apple's linker
+// has no -Bstatic nor --start-group, and Homebrew ships few archives.
 //
 // Linked against shared libraries, a pool spends most of its start in the
 // dynamic loader: gRPC pulls in some 50 of them and 13,000 symbol
 // relocations, 19 ms on a 2-core machine before main runs, against 4 ms
 // linked statically (which also links faster).
-func linkFlags(lib *libraryFlags, dirs []string) []string {
+func linkFlags(goos string, lib *libraryFlags, dirs []string) []string {
+	if goos == "darwin" {
+		return strings.Fields(lib.Libs)
+	}
 	fields := strings.Fields(lib.StaticLibs)
 	// pkg-config's -L folders come first, as they do on the link line.
 	var searchFlags, search []string
@@ -212,7 +235,8 @@ func libraries(c *cache) (*libraryFlags, error) {
 		return nil, fmt.Errorf("gRPC for C++ is not installed (pkg-config %s: %w); %s", strings.Join(packages, " "), errs[0], setupHint)
 	}
 	for i, err := range errs {
-		if err != nil {
+		// Without --static's answer the pool links dynamically.
+		if err != nil && queries[i].out != &lib.StaticLibs {
 			return nil, fmt.Errorf("pkg-config %s %s: %w", queries[i].flag, strings.Join(packages, " "), err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"os"
 	"sync"
 
-	"golang.org/x/sys/unix"
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // ServeStdio serves srv to one client over a pair of streams, as MCP's
@@ -107,15 +107,13 @@ func (w *replyWriter) err() error {
 // descriptor 1 at standard error, so that anything else written to
 // standard output, by this process or by the children that inherit it
 // (the pools), lands on standard error instead of corrupting the protocol
-// stream. Call it before any pool starts.
+// stream. Call it before any pool starts. (On systems without Unix
+// descriptors only this process's os.Stdout is redirected; see package
+// osproc.)
 func ReserveStdout() (*os.File, error) {
-	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	out, err := osproc.MoveStdout()
 	if err != nil {
 		return nil, fmt.Errorf("reserve stdout for MCP: %w", err)
 	}
-	if err := unix.Dup3(2, 1, 0); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("point stdout at stderr: %w", err)
-	}
-	return os.NewFile(uintptr(fd), "/dev/stdout"), nil
+	return out, nil
 }

@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 
 	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // process is one run of a pool's program: the go-plugin runner.Runner that
@@ -18,7 +19,8 @@ import (
 // pool's process and inherits the nexus's stdin; this one puts the pool in
 // a process group of its own (so Ctrl-C at a terminal reaches only the
 // nexus, and stopping a pool stops whatever it started), asks the kernel to
-// kill it when the nexus dies, and gives it /dev/null as stdin.
+// kill it when the nexus dies (on Linux; see package osproc for the other
+// systems), and gives it /dev/null as stdin.
 //
 // Its methods may be called concurrently.
 type process struct {
@@ -30,12 +32,12 @@ type process struct {
 	// closed them.
 	stdout, stderr *os.File
 
-	pid  int
-	done chan struct{} // closed once the pool has exited and been reaped
+	pid   int
+	group *osproc.Group
+	done  chan struct{} // closed once the pool has exited and been reaped
 
 	mu     sync.Mutex
-	killed bool // Kill was called: a Start after it must not launch
-	reaped bool
+	killed bool             // Kill was called: a Start after it must not launch
 	state  *os.ProcessState // how the pool ended, once reaped
 
 	// drained is closed when go-plugin calls Wait, which it does after it
@@ -79,8 +81,7 @@ func (p *process) Start(context.Context) error {
 	}
 	p.cmd.Stdout = outW
 	p.cmd.Stderr = errW
-	p.cmd.SysProcAttr = sysProcAttr()
-	err = startProcess(p.cmd)
+	group, err := osproc.Start(p.cmd)
 	// The pool holds the write ends now; ours would keep the pipes open
 	// after it exits.
 	outW.Close()
@@ -92,6 +93,7 @@ func (p *process) Start(context.Context) error {
 	}
 	p.stdout, p.stderr = outR, errR
 	p.pid = p.cmd.Process.Pid
+	p.group = group
 	go p.reap()
 	return nil
 }
@@ -99,12 +101,9 @@ func (p *process) Start(context.Context) error {
 // reap waits for the pool to exit, kills what is left of its process group
 // (children it started), and records how it ended.
 func (p *process) reap() {
-	waitExited(p.pid)
+	_ = p.group.Wait() // how it ended is in ProcessState
 	p.mu.Lock()
-	killGroup(p.pid)
-	_ = p.cmd.Wait() // how it ended is in ProcessState
 	p.state = p.cmd.ProcessState
-	p.reaped = true
 	p.mu.Unlock()
 	close(p.done)
 }
@@ -125,13 +124,13 @@ func (p *process) Wait(ctx context.Context) error {
 }
 
 // Kill kills the pool's whole process group at once, or keeps it from
-// starting.
+// starting. Once the pool is reaped it does nothing.
 func (p *process) Kill(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.killed = true
-	if p.pid != 0 && !p.reaped {
-		killGroup(p.pid)
+	if p.group != nil {
+		p.group.Kill()
 	}
 	return nil
 }
@@ -149,7 +148,7 @@ func (p *process) exited() bool {
 // how says how the pool ended: "exit status 3", "killed by signal SIGKILL".
 // It must be called after done is closed.
 func (p *process) how() string {
-	return describeExit(p.state)
+	return osproc.Describe(p.state)
 }
 
 // releasePipes closes our ends of the output pipes, for when something the
@@ -182,18 +181,4 @@ func (p *process) PluginToHost(network, addr string) (string, string, error) {
 
 func (p *process) HostToPlugin(network, addr string) (string, string, error) {
 	return network, addr, nil
-}
-
-func describeExit(s *os.ProcessState) string {
-	if s == nil {
-		return "still running"
-	}
-	if ws, ok := s.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		how := "killed by signal " + signalName(ws.Signal())
-		if ws.CoreDump() {
-			how += ", core dumped"
-		}
-		return how
-	}
-	return fmt.Sprintf("exit status %d", s.ExitCode())
 }

@@ -64,6 +64,11 @@ constexpr int kAppProtocolVersion = 1;
 // reply to leave the socket, short enough that the nexus need not wait.
 constexpr auto kExitDelay = std::chrono::milliseconds(5);
 
+// How often the pool checks that the nexus that started it still runs. On
+// Linux the kernel kills a pool whose nexus dies; on macOS and elsewhere
+// this check ends it, within this long.
+constexpr auto kParentCheck = std::chrono::seconds(1);
+
 // The real stdout, kept only for the handshake line.
 int handshake_fd = -1;
 // The socket, and the folder the pool made for it when the nexus gave none:
@@ -665,6 +670,12 @@ int serve(std::vector<Function> functions) {
     if (!own_folder.empty()) rmdir(own_folder.c_str());
     return 1;
   }
+  // The nexus is gone once the pool's parent changes (to init, launchd or
+  // a subreaper). Had it died before this, the handshake's write fails.
+  std::thread([parent = getppid()] {
+    while (getppid() == parent) std::this_thread::sleep_for(kParentCheck);
+    exit_now(1);
+  }).detach();
   std::string line = std::to_string(kCoreProtocolVersion) + "|" + std::to_string(kAppProtocolVersion) + "|unix|" +
                      socket_file + "|grpc\n";
   bool ok = write_all(handshake_fd, line);

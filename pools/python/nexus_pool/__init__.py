@@ -46,6 +46,7 @@ def run(
 
     table = load.functions(modules, records, functions)
     socket = plugin.socket_path()
+    plugin.watch_parent(socket)
     methods = {"/nexus.pool.Pool/Call": service.Pool(table).call, **plugin.methods(socket)}
     # The nexus sends and receives whole values in one message; gRPC's
     # default 4 MB limit is hit by a list of a million floats.

@@ -36,6 +36,11 @@ APP_PROTOCOL_VERSION = 1
 # reply to leave the socket, short enough that the nexus need not wait.
 _EXIT_DELAY = 0.005
 
+# How often the pool checks that the nexus that started it still runs. On
+# Linux the kernel kills a pool whose nexus dies; on macOS and elsewhere
+# this check ends it, within this many seconds.
+_PARENT_CHECK = 1.0
+
 
 def check_started_by_nexus() -> None:
     """Exits with a message when the pool was not started by the nexus, or
@@ -110,10 +115,30 @@ def methods(socket: str) -> dict[str, server.Method]:
     }
 
 
+def watch_parent(socket: str) -> None:
+    """Ends the pool once the nexus that started it is gone, which shows as
+    a change of the pool's parent (to init, launchd or a subreaper). Had it
+    died before the pool started watching, the handshake's write fails."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK)
+        _exit(socket, 1)
+
+    threading.Thread(target=watch, name="nexus-parent", daemon=True).start()
+
+
 def _exit_soon(socket: str) -> None:
     import time
 
     time.sleep(_EXIT_DELAY)
+    _exit(socket, 0)
+
+
+def _exit(socket: str, status: int) -> None:
     for stream in (sys.stderr, sys.__stderr__):
         try:
             stream.flush()
@@ -125,4 +150,4 @@ def _exit_soon(socket: str) -> None:
             os.rmdir(_own_folder)
     except OSError:
         pass
-    os._exit(0)
+    os._exit(status)

@@ -1,0 +1,114 @@
+//go:build unix
+
+package osproc_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/nexus-run/nexus/internal/osproc"
+)
+
+// startSh starts a shell script as a group, with its stdout on a pipe that
+// every process of the group inherits: the pipe ends only when all of them
+// are gone.
+func startSh(t *testing.T, script string) (*osproc.Group, *exec.Cmd, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Stdout = w
+	g, err := osproc.Start(cmd)
+	w.Close()
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return g, cmd, r
+}
+
+// A leader that exits leaves no child behind: Wait kills the group. Were it
+// not killed, the sleep would hold the pipe open for 1000 s and the test
+// would time out.
+func TestWaitKillsTheGroup(t *testing.T) {
+	g, cmd, r := startSh(t, "sleep 1000 & exit 3")
+	if err := g.Wait(); err == nil {
+		t.Error("Wait: no error for exit status 3")
+	}
+	if got := osproc.Describe(cmd.ProcessState); got != "exit status 3" {
+		t.Errorf("Describe: %q, want exit status 3", got)
+	}
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	g.Kill() // after Wait: does nothing, and must not fail
+}
+
+func TestKillKillsTheGroup(t *testing.T) {
+	g, cmd, r := startSh(t, "sleep 1000 & sleep 1000")
+	g.Kill()
+	g.Wait()
+	if got := osproc.Describe(cmd.ProcessState); got != "killed by signal SIGKILL" {
+		t.Errorf("Describe: %q, want killed by signal SIGKILL", got)
+	}
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDescribeStillRunning(t *testing.T) {
+	if got := osproc.Describe(nil); got != "still running" {
+		t.Errorf("Describe(nil) = %q", got)
+	}
+}
+
+const moveStdoutEnv = "OSPROC_TEST_MOVE_STDOUT"
+
+// TestMain runs the child of TestMoveStdout when asked to.
+func TestMain(m *testing.M) {
+	if os.Getenv(moveStdoutEnv) != "" {
+		out, err := osproc.MoveStdout()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("stray from the process")
+		child := exec.Command("sh", "-c", "echo stray from a child")
+		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		if err := child.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(out, "protocol")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Only what is written to MoveStdout's file reaches the real standard
+// output; the process's and its children's other output lands on stderr.
+func TestMoveStdout(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), moveStdoutEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if stdout.String() != "protocol\n" {
+		t.Errorf("stdout %q, want only the protocol line", stdout.String())
+	}
+	for _, want := range []string{"stray from the process\n", "stray from a child\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+}
