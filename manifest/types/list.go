@@ -77,3 +77,42 @@ func typedElem(elem *Type) bool {
 	}
 	return false
 }
+
+// Concat is the list value of list's items followed by more's; list may
+// be nil (no items yet). When both are typed slices of one element type,
+// or list has no items, the result keeps more's form: a hundred thousand
+// reals read from a file and added to a variadic argument stay one
+// []float64. Otherwise the result is a []any. Like append, it may reuse
+// list's array.
+func Concat(list, more any) any {
+	if n, _ := Len(list); n == 0 {
+		return more
+	}
+	var out any
+	var same bool
+	switch xs := list.(type) {
+	case []float64:
+		out, same = appendSame(xs, more)
+	case []int64:
+		out, same = appendSame(xs, more)
+	case []string:
+		out, same = appendSame(xs, more)
+	case []bool:
+		out, same = appendSame(xs, more)
+	}
+	if same {
+		return out
+	}
+	a, _ := Items(list)
+	b, _ := Items(more)
+	return append(a, b...)
+}
+
+// appendSame appends more to xs when more is a []T too.
+func appendSame[T any](xs []T, more any) (any, bool) {
+	ys, ok := more.([]T)
+	if !ok {
+		return nil, false
+	}
+	return append(xs, ys...), true
+}

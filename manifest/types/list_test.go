@@ -203,3 +203,24 @@ func TestLargeReals(t *testing.T) {
 		t.Fatal("the msgpack of the reals differs from the library's")
 	}
 }
+
+func TestConcat(t *testing.T) {
+	for _, c := range []struct {
+		list, more, want any
+	}{
+		{nil, []float64{1, 2}, []float64{1, 2}},
+		{[]any{}, []int64{1}, []int64{1}},
+		{[]float64{}, []any{1.0}, []any{1.0}},
+		{[]float64{1}, []float64{2, 3}, []float64{1, 2, 3}},
+		{[]int64{1}, []int64{2}, []int64{1, 2}},
+		{[]string{"a"}, []string{"b"}, []string{"a", "b"}},
+		{[]bool{true}, []bool{false}, []bool{true, false}},
+		{[]float64{1}, []any{2.0}, []any{1.0, 2.0}},
+		{[]any{1.0}, []float64{2}, []any{1.0, 2.0}},
+		{[]any{"a"}, []any{"b"}, []any{"a", "b"}},
+	} {
+		if got := Concat(c.list, c.more); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Concat(%#v, %#v) = %#v, want %#v", c.list, c.more, got, c.want)
+		}
+	}
+}

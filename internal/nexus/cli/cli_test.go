@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -410,5 +411,34 @@ func TestInterrupted(t *testing.T) {
 	r := &Runner{M: testProgram(), Pools: &fakePools{}, Stdout: &strings.Builder{}, Stderr: &errb}
 	if code := r.Run(ctx, []string{"add", "1", "2"}); code != ExitFailure || errb.String() != "error: interrupted\n" {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestManyKeepsTypedLists: a whole list given to a variadic argument (as
+// JSON or a file) stays the typed slice its reader made, so a large list
+// of reals is not boxed item by item on its way to the pool; items given
+// one by one, or a mix, are a []any of the same values.
+func TestManyKeepsTypedLists(t *testing.T) {
+	r := &Runner{M: testProgram(), Prog: "demo"}
+	for _, c := range []struct {
+		argv []string
+		want any
+	}{
+		{[]string{"scale", "-f", "1", "[1.5, 2.5]"}, []float64{1.5, 2.5}},
+		{[]string{"scale", "-f", "1", "[1.5]", "[2.5, 3]"}, []float64{1.5, 2.5, 3}},
+		{[]string{"scale", "-f", "1", "1.5", "[2.5]"}, []any{1.5, 2.5}},
+		{[]string{"scale", "-f", "1", "1.5", "2.5"}, []any{1.5, 2.5}},
+		{[]string{"manyopt", "--add", "[1, 2]", "--add", "[3]"}, []int64{1, 2, 3}},
+		{[]string{"manyopt", "--add", "[1, 2]", "--add", "3"}, []any{int64(1), int64(2), int64(3)}},
+	} {
+		inv, err := r.parse(c.argv)
+		if err != nil {
+			t.Errorf("%q: %v", c.argv, err)
+			continue
+		}
+		got := inv.args[len(inv.args)-1]
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %#v, want %#v", c.argv, got, c.want)
+		}
 	}
 }

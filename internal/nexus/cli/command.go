@@ -243,8 +243,7 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 		if err != nil {
 			return 0, p.usage("invalid value for %s: %v", name, err)
 		}
-		prev, _ := o.value.([]any)
-		o.value = append(prev, vs...)
+		o.value = types.Concat(o.value, vs)
 	} else {
 		v, err := readToken(o.arg.Type, val)
 		if err != nil {
@@ -271,17 +270,16 @@ func valueType(a *manifest.Arg) *types.Type {
 	return a.Type
 }
 
-// readMany reads one token of a variadic argument: one element, or, when
-// it is not one, a whole list (as JSON or a file) whose elements are
-// added.
-func readMany(elem, list *types.Type, tok string) ([]any, error) {
+// readMany reads one token of a variadic argument as a list value: one
+// element, or, when it is not one, a whole list (as JSON or a file) whose
+// elements are added, in the form its reader gave (see types.Concat).
+func readMany(elem, list *types.Type, tok string) (any, error) {
 	v, err := readToken(elem, tok)
 	if err == nil {
 		return []any{v}, nil
 	}
 	if lv, ok := readJSONOrFile(list, tok); ok {
-		xs, _ := types.Items(lv)
-		return xs, nil
+		return lv, nil
 	}
 	return nil, err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
 )
 
 // values builds the command's argument values from the positional tokens
@@ -120,13 +121,13 @@ func (p *commandParser) variadic(a *manifest.Arg, label string, toks []string) (
 	if len(toks) == 0 && len(a.Default) > 0 {
 		return omitted(a)
 	}
-	out := []any{}
+	var out any = []any{}
 	for _, tok := range toks {
 		vs, err := readMany(a.ManyElem(), a.Type, tok)
 		if err != nil {
 			return nil, false, p.usage("invalid value for %s: %v", label, err)
 		}
-		out = append(out, vs...)
+		out = types.Concat(out, vs)
 	}
 	return out, true, nil
 }
