@@ -41,14 +41,24 @@ func run(args []string) int {
 		},
 		// Errors are printed once, here, as one line; no usage dump.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
+		OnUsageError:   onUsageError,
+	}
+	// urfave/cli asks each command, not the app, about its own flags.
+	for _, c := range app.Commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
 	}
 	if err := app.Run(interspersed(args, app.Commands)); err != nil {
 		return report(err)
 	}
 	return 0
+}
+
+// onUsageError turns a flag mistake into a usageError: one line and exit
+// code 2, instead of urfave/cli's "Incorrect Usage" and the whole help.
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageError{err}
 }
 
 // exitCode is an error that carries the process exit code, for commands whose

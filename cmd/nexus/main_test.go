@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCaptured runs the nexus command line in-process and returns its exit
+// code and what it wrote to standard output and standard error.
+func runCaptured(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	outFile, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errFile, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	savedOut, savedErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = outFile, errFile
+	code = run(append([]string{"nexus"}, args...))
+	os.Stdout, os.Stderr = savedOut, savedErr
+	outFile.Close()
+	errFile.Close()
+	o, _ := os.ReadFile(outFile.Name())
+	e, _ := os.ReadFile(errFile.Name())
+	return code, string(o), string(e)
+}
+
+// A flag a command does not know is a usage error like any other: exit
+// code 2 and one line naming the flag, not urfave/cli's "Incorrect Usage"
+// with the whole help and exit code 1.
+func TestUnknownFlagIsUsageError(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus"},
+		{"make", "--bogus", "main.loc"},
+		{"mcp", "--bogus", "./prog"},
+		{"mcp-config", "--bogus", "./prog"},
+		{"install-client", "--bogus", "cursor", "./prog"},
+		{"serve", "--bogus", "./prog"},
+		{"version", "--bogus"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCaptured(t, args...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if want := "nexus: flag provided but not defined: -bogus\n"; stderr != want {
+				t.Errorf("stderr %q, want %q", stderr, want)
+			}
+		})
+	}
+}
