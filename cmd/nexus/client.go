@@ -68,6 +68,11 @@ func installClientCommand() *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			// An empty --config (an unset variable, say) must not fall
+			// back to the client's real file.
+			if c.IsSet("config") && c.String("config") == "" {
+				return usageError{errors.New("--config names an empty file name; give the configuration file, or leave --config out for the client's usual one")}
+			}
 			servers, err := serversFor(c.Args().Slice()[1:], c.App.ErrWriter)
 			if err != nil {
 				return err

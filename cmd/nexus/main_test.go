@@ -58,3 +58,13 @@ func TestUnknownFlagIsUsageError(t *testing.T) {
 		})
 	}
 }
+
+// An empty --config is a mistake (an unset variable, say), not a request
+// for the client's usual file.
+func TestInstallClientEmptyConfig(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	code, _, stderr := runCaptured(t, "install-client", "cursor", "--config", "", "./prog")
+	if code != 2 || !strings.Contains(stderr, "--config") {
+		t.Errorf("exit code %d, stderr %q; want 2 and a message about --config", code, stderr)
+	}
+}
