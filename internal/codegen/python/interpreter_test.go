@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
@@ -129,5 +130,73 @@ func TestWriteForPrecompilesWithTheInterpreter(t *testing.T) {
 	compiled, _ := filepath.Glob(filepath.Join(build, "pools", "py", "*", "__pycache__", "*."+tag+".pyc"))
 	if len(compiled) == 0 {
 		t.Errorf("no %s bytecode in the runtime after WriteFor(%s)", tag, real)
+	}
+}
+
+// What --python may wrongly name, each refused with a message that says
+// what it is.
+func TestFindInterpreterRefuses(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "python-not-executable")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	python2 := writeScript(t, dir, "python2", `echo /usr/bin/python2.7; echo 2.7.18`)
+	chatty := writeScript(t, dir, "chatty", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "complaint $i" >&2; done; exit 1`)
+	cases := []struct {
+		requested string
+		want      []string
+		not       []string
+	}{
+		{dir, []string{dir, "is a folder"}, nil},
+		{notExec, []string{notExec, "not an executable program"}, nil},
+		{python2, []string{"/usr/bin/python2.7 is Python 2.7.18", "3.7 or later", "--python"}, []string{"pip"}},
+		{chatty, []string{"exit status 1", "complaint 12", "complaint 5"}, []string{"complaint 4\n"}},
+	}
+	for _, c := range cases {
+		got, err := FindInterpreter(c.requested)
+		if err == nil {
+			t.Errorf("FindInterpreter(%q) = %q, want an error", c.requested, got)
+			continue
+		}
+		for _, want := range c.want {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("FindInterpreter(%q): error %q does not contain %q", c.requested, err, want)
+			}
+		}
+		for _, not := range c.not {
+			if strings.Contains(err.Error(), not) {
+				t.Errorf("FindInterpreter(%q): error %q contains %q", c.requested, err, not)
+			}
+		}
+	}
+}
+
+// The pip command in the message can be pasted into a shell, even when
+// the interpreter's path has a space.
+func TestFindInterpreterQuotesPip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my venv")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self := filepath.Join(dir, "python")
+	writeScript(t, dir, "python", `echo '`+self+`'; echo 3.12.1; echo grpc; echo msgpack`)
+	_, err := FindInterpreter(self)
+	if want := "`'" + self + "' -m pip install grpcio msgpack`"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("FindInterpreter(%q): %v; want the pip command %s", self, err, want)
+	}
+}
+
+// A program that never answers is stopped, with what it started, and the
+// message says so. The script's child keeps the output open, so stopping
+// the script alone would leave FindInterpreter waiting for the child.
+func TestFindInterpreterStopsAHang(t *testing.T) {
+	saved := probeTimeout
+	probeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { probeTimeout = saved })
+	hang := writeScript(t, t.TempDir(), "hang", "sleep 60 & sleep 60")
+	_, err := FindInterpreter(hang)
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms") {
+		t.Errorf("FindInterpreter(%q): %v; want an error saying it did not answer", hang, err)
 	}
 }
