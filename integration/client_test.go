@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -294,6 +295,25 @@ func TestMCPConfigSeveralPrograms(t *testing.T) {
 	var got bytes.Buffer
 	if err := json.Compact(&got, []byte(res.stdout)); err != nil || got.String() != want {
 		t.Errorf("mcp-config beta alpha beta = %s (%v), want %s", res.stdout, err, want)
+	}
+
+	// A launcher linked from a bin folder, and the same program through
+	// a linked folder, are the program itself.
+	if runtime.GOOS != "windows" {
+		bin, linkedDir := filepath.Join(dir, "bin"), filepath.Join(t.TempDir(), "linked")
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(alpha, filepath.Join(bin, "alpha")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(dir, linkedDir); err != nil {
+			t.Fatal(err)
+		}
+		res = runIn(t, dir, nil, nexusBin, "mcp-config", "bin/alpha", alpha, filepath.Join(linkedDir, "alpha"))
+		if res.code != 0 || strings.Count(res.stdout, `"alpha"`) != 1 || !strings.Contains(res.stdout, strJSON(alpha+"-build/manifest.json")) {
+			t.Errorf("mcp-config of alpha through links: exit %d, %s\n%s; want one entry, alpha", res.code, res.stdout, res.stderr)
+		}
 	}
 
 	other := buildAs(t, pureProgram, filepath.Join(dir, "sub"), "alpha")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -139,12 +138,14 @@ func printServers(servers []clientconfig.Server, w io.Writer) error {
 
 // serversFor loads the programs at paths and returns their servers, named
 // after their launchers. Two programs of the same name cannot both be
-// servers of one client; the same program named twice is one server.
+// servers of one client; the same program named twice, by any path or
+// link, is one server.
 // Programs that will not work in a client's environment are reported on
 // warn.
 func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 	var servers []clientconfig.Server
 	var given []string // the path that gave each server
+	var real []string  // each server's manifest, links resolved
 	at := map[string]int{}
 	for _, path := range paths {
 		m, err := manifest.Load(path)
@@ -155,8 +156,12 @@ func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		file := filepath.Join(m.Dir, manifest.FileName)
+		if resolved, err := filepath.EvalSymlinks(file); err == nil {
+			file = resolved
+		}
 		if i, ok := at[s.Name]; ok {
-			if slices.Equal(servers[i].Args, s.Args) {
+			if real[i] == file {
 				continue
 			}
 			return nil, fmt.Errorf("programs %s and %s are both named %s, and an MCP client knows its servers by name: rebuild one under another name (nexus make -o NAME)", given[i], path, s.Name)
@@ -164,6 +169,7 @@ func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 		at[s.Name] = len(servers)
 		servers = append(servers, s)
 		given = append(given, path)
+		real = append(real, file)
 		warnUnrecordedPython(m, path, warn)
 	}
 	return servers, nil
