@@ -28,7 +28,15 @@ func run(args []string) int {
 		Version: manifest.NexusVersion,
 		Description: "Write functions in Python, C++ and Go, declare their types and command-line\n" +
 			"surface in a main.loc, and `nexus make main.loc` gives you a real command-line\n" +
-			"program, ./main cmd args, whose commands are also MCP tools (nexus mcp ./main).",
+			"program, ./main cmd args, whose commands are also MCP tools (nexus mcp ./main).\n" +
+			"\n" +
+			"Example:\n" +
+			"   nexus make -o chem main.loc               build ./chem from main.loc\n" +
+			"   ./chem --help                             its commands\n" +
+			"   nexus install-client claude-desktop ./chem\n" +
+			"                                             add it to Claude Desktop as an MCP server\n" +
+			"\n" +
+			"`nexus COMMAND --help` says more of each command.",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			makeCommand(),

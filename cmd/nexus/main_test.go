@@ -68,3 +68,33 @@ func TestInstallClientEmptyConfig(t *testing.T) {
 		t.Errorf("exit code %d, stderr %q; want 2 and a message about --config", code, stderr)
 	}
 }
+
+// The help of the commands a new user meets first shows an example, and
+// install-client's names the file it would change for each client.
+func TestHelpShowsExamples(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, []string{"Example:", "nexus make -o chem main.loc", "nexus install-client claude-desktop ./chem"}},
+		{[]string{"make", "--help"}, []string{"Examples:", "nexus make --python ~/venvs/chem/bin/python main.loc", "3.7 or later"}},
+		{[]string{"mcp-config", "--help"}, []string{"Example:", "nexus mcp-config ./chem ./seq"}},
+		{[]string{"install-client", "--help"}, []string{"Examples:", "nexus install-client claude-desktop ./chem",
+			filepath.Join(home, ".claude.json"), filepath.Join(home, ".cursor", "mcp.json")}},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runCaptured(t, c.args...)
+		if code != 0 {
+			t.Errorf("nexus %s: exit %d, %s", strings.Join(c.args, " "), code, stderr)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("nexus %s does not say %q:\n%s", strings.Join(c.args, " "), want, stdout)
+			}
+		}
+	}
+}
