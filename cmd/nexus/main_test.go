@@ -98,3 +98,25 @@ func TestHelpShowsExamples(t *testing.T) {
 		}
 	}
 }
+
+// --python for a program without Python functions builds it, and says
+// the interpreter was not used; NEXUS_PYTHON, set for every build, does
+// not warn.
+func TestMakePythonUnused(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.loc")
+	if err := os.WriteFile(src, []byte("module pure (answer)\nanswer :: Int\nanswer = 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "pure")
+	t.Setenv("NEXUS_PYTHON", "")
+	code, _, stderr := runCaptured(t, "make", "--python", "/no/such/python", "-o", out, src)
+	if code != 0 || !strings.Contains(stderr, "--python /no/such/python is not used: the program has no Python functions") {
+		t.Errorf("make --python of a program without Python: exit %d, stderr %q; want 0 and a warning", code, stderr)
+	}
+	t.Setenv("NEXUS_PYTHON", "/no/such/python")
+	code, _, stderr = runCaptured(t, "make", "-o", out, src)
+	if code != 0 || stderr != "" {
+		t.Errorf("make with NEXUS_PYTHON of a program without Python: exit %d, stderr %q; want 0 and no warning", code, stderr)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen"
 	"github.com/nexus-run/nexus/internal/codegen/build"
+	"github.com/nexus-run/nexus/manifest"
 )
 
 func makeCommand() *cli.Command {
@@ -57,6 +58,11 @@ func makeCommand() *cli.Command {
 			}
 			for _, w := range res.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, w)
+			}
+			// NEXUS_PYTHON may be set for every build; --python was meant
+			// for this one.
+			if py := c.String("python"); py != "" && py != os.Getenv("NEXUS_PYTHON") && res.Manifest.Pool(manifest.Python) == nil {
+				fmt.Fprintf(c.App.ErrWriter, "nexus: warning: --python %s is not used: the program has no Python functions\n", py)
 			}
 			return nil
 		},
