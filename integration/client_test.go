@@ -373,7 +373,7 @@ func TestInstallClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = runIn(t, dir, nil, nexusBin, "install-client", "cursor", alpha, "--config", config)
-	if res.code != 1 || !strings.Contains(res.stderr, "not valid JSON") {
+	if res.code != 1 || !strings.Contains(res.stderr, "comma before a closing bracket") {
 		t.Errorf("install-client into invalid JSON: exit %d, %q; want 1 and an error", res.code, res.stderr)
 	}
 	if data, _ := os.ReadFile(config); string(data) != bad {
