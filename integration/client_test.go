@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -296,6 +297,25 @@ func TestMCPConfigSeveralPrograms(t *testing.T) {
 		t.Errorf("mcp-config beta alpha beta = %s (%v), want %s", res.stdout, err, want)
 	}
 
+	// A launcher linked from a bin folder, and the same program through
+	// a linked folder, are the program itself.
+	if runtime.GOOS != "windows" {
+		bin, linkedDir := filepath.Join(dir, "bin"), filepath.Join(t.TempDir(), "linked")
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(alpha, filepath.Join(bin, "alpha")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(dir, linkedDir); err != nil {
+			t.Fatal(err)
+		}
+		res = runIn(t, dir, nil, nexusBin, "mcp-config", "bin/alpha", alpha, filepath.Join(linkedDir, "alpha"))
+		if res.code != 0 || strings.Count(res.stdout, `"alpha"`) != 1 || !strings.Contains(res.stdout, strJSON(alpha+"-build/manifest.json")) {
+			t.Errorf("mcp-config of alpha through links: exit %d, %s\n%s; want one entry, alpha", res.code, res.stdout, res.stderr)
+		}
+	}
+
 	other := buildAs(t, pureProgram, filepath.Join(dir, "sub"), "alpha")
 	res = runIn(t, dir, nil, nexusBin, "mcp-config", alpha, other)
 	if res.code != 1 || res.stdout != "" || !strings.Contains(res.stderr, "both named alpha") {
@@ -353,7 +373,7 @@ func TestInstallClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = runIn(t, dir, nil, nexusBin, "install-client", "cursor", alpha, "--config", config)
-	if res.code != 1 || !strings.Contains(res.stderr, "not valid JSON") {
+	if res.code != 1 || !strings.Contains(res.stderr, "comma before a closing bracket") {
 		t.Errorf("install-client into invalid JSON: exit %d, %q; want 1 and an error", res.code, res.stderr)
 	}
 	if data, _ := os.ReadFile(config); string(data) != bad {

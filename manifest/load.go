@@ -59,15 +59,40 @@ func Resolve(path string) (string, error) {
 		}
 		return "", err
 	}
-	if st.IsDir() {
+	switch {
+	case st.IsDir():
 		abs = filepath.Join(abs, FileName)
-	} else if filepath.Ext(abs) != ".json" {
-		abs = abs + "-build/" + FileName
+	case filepath.Ext(abs) == ".loc":
+		return "", fmt.Errorf("%s is a program's source, not a program: build it with `nexus make %s`, and name the program it builds (./NAME)", path, path)
+	case filepath.Ext(abs) != ".json":
+		abs = launcherManifest(abs)
 	}
 	if _, err := os.Stat(abs); err != nil {
 		return "", fmt.Errorf("no manifest for %s (looked for %s); build the program with `nexus make`", path, abs)
 	}
 	return abs, nil
+}
+
+// launcherManifest is the manifest of the launcher at abs, in the build
+// folder beside it. A launcher reached through a symbolic link (from a
+// bin folder on PATH, say) has its build folder beside the file linked
+// to.
+func launcherManifest(abs string) string {
+	file := abs + "-build/" + FileName
+	if _, err := os.Stat(file); err == nil {
+		return file
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		if linked := real + "-build/" + FileName; exists(linked) {
+			return linked
+		}
+	}
+	return file
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // PoolCommand returns the argv that starts pool p, with paths inside the

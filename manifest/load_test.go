@@ -125,6 +125,18 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "missing")
+	source := filepath.Join(dir, "main.loc")
+	if err := os.WriteFile(source, []byte("module m (x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(bin, "tool")
+	if err := os.Symlink(launcher, linked); err != nil {
+		linked = launcher // symbolic links need privileges on Windows
+	}
 
 	cases := []struct {
 		name, path, want, wantErr string
@@ -134,6 +146,9 @@ func TestResolve(t *testing.T) {
 		{"build folder with slash", build + "/", manifest, ""},
 		{"launcher", launcher, manifest, ""},
 		{"any json file", other, other, ""},
+		{"launcher through a link", linked, manifest, ""},
+		{"source", source, "",
+			source + " is a program's source, not a program: build it with `nexus make " + source + "`, and name the program it builds (./NAME)"},
 		{"launcher without build folder", orphan, "",
 			"no manifest for " + orphan + " (looked for " + orphan + "-build/manifest.json); build the program with `nexus make`"},
 		{"folder without manifest", empty, "",

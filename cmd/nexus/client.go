@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -26,7 +25,14 @@ func mcpConfigCommand() *cli.Command {
 		Usage:     "print the mcpServers entries that add programs to an MCP client",
 		ArgsUsage: "PROG...",
 		Description: "Prints one mcpServers object with an entry per program, named after its\n" +
-			"launcher, to paste into an MCP client's configuration (or see install-client).",
+			"launcher, to paste into an MCP client's configuration (or let install-client\n" +
+			"merge it). Each entry starts this nexus binary by its absolute path, and the\n" +
+			"program's Python by the path recorded at build time, so it works whatever\n" +
+			"environment the client starts it with. `./PROG --mcp-config` prints the same\n" +
+			"for one program.\n" +
+			"\n" +
+			"Example:\n" +
+			"   nexus mcp-config ./chem ./seq",
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError{errors.New("mcp-config needs at least one program: nexus mcp-config PROG...")}
@@ -50,12 +56,18 @@ func installClientCommand() *cli.Command {
 		Name:      "install-client",
 		Usage:     "add programs to an MCP client's configuration (" + clients + ")",
 		ArgsUsage: clients + " PROG...",
-		Description: "Merges an entry per program (named after its launcher) into the client's\n" +
-			"mcpServers: Claude Desktop's claude_desktop_config.json, Claude Code's\n" +
-			"~/.claude.json (its user scope), Cursor's ~/.cursor/mcp.json. An entry of the\n" +
-			"same name is replaced; every other entry and setting stays as it was. The old\n" +
-			"file is kept beside it as FILE.nexus-backup-TIME, and a file that is not valid\n" +
-			"JSON is left alone. Restart the client to load the programs.",
+		Description: "Merges an entry per program (named after its launcher, as mcp-config prints\n" +
+			"it) into the client's mcpServers. An entry of the same name is replaced; every\n" +
+			"other entry and setting stays as it was. The old file is kept beside it as\n" +
+			"FILE.nexus-backup-TIME. A file that is not plain JSON (comments, trailing\n" +
+			"commas) or is read-only is left alone. Restart the client to load the programs.\n" +
+			"\n" +
+			"The files, for this user:\n" + clientFiles() +
+			"\n" +
+			"Examples:\n" +
+			"   nexus install-client claude-desktop ./chem\n" +
+			"   nexus install-client cursor ./chem ./seq --dry-run\n" +
+			"   nexus install-client claude-code ./chem --config .mcp.json   (a project's servers)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "config", Usage: "merge into `FILE` instead of the client's usual one"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the merged file instead of writing it"},
@@ -67,6 +79,11 @@ func installClientCommand() *cli.Command {
 			client, err := clientconfig.Lookup(c.Args().First())
 			if err != nil {
 				return usageError{err}
+			}
+			// An empty --config (an unset variable, say) must not fall
+			// back to the client's real file.
+			if c.IsSet("config") && c.String("config") == "" {
+				return usageError{errors.New("--config names an empty file name; give the configuration file, or leave --config out for the client's usual one")}
 			}
 			servers, err := serversFor(c.Args().Slice()[1:], c.App.ErrWriter)
 			if err != nil {
@@ -94,6 +111,19 @@ func installClientCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// clientFiles lists each client's configuration file, one a line.
+func clientFiles() string {
+	var b strings.Builder
+	for _, cl := range clientconfig.Clients {
+		file, err := cl.File()
+		if err != nil {
+			file = "(unknown: " + err.Error() + ")"
+		}
+		fmt.Fprintf(&b, "   %-16s %s\n", cl.Name, file)
+	}
+	return b.String()
 }
 
 // reportInstall tells the user what install-client did.
@@ -134,12 +164,14 @@ func printServers(servers []clientconfig.Server, w io.Writer) error {
 
 // serversFor loads the programs at paths and returns their servers, named
 // after their launchers. Two programs of the same name cannot both be
-// servers of one client; the same program named twice is one server.
+// servers of one client; the same program named twice, by any path or
+// link, is one server.
 // Programs that will not work in a client's environment are reported on
 // warn.
 func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 	var servers []clientconfig.Server
 	var given []string // the path that gave each server
+	var real []string  // each server's manifest, links resolved
 	at := map[string]int{}
 	for _, path := range paths {
 		m, err := manifest.Load(path)
@@ -150,8 +182,12 @@ func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		file := filepath.Join(m.Dir, manifest.FileName)
+		if resolved, err := filepath.EvalSymlinks(file); err == nil {
+			file = resolved
+		}
 		if i, ok := at[s.Name]; ok {
-			if slices.Equal(servers[i].Args, s.Args) {
+			if real[i] == file {
 				continue
 			}
 			return nil, fmt.Errorf("programs %s and %s are both named %s, and an MCP client knows its servers by name: rebuild one under another name (nexus make -o NAME)", given[i], path, s.Name)
@@ -159,6 +195,7 @@ func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 		at[s.Name] = len(servers)
 		servers = append(servers, s)
 		given = append(given, path)
+		real = append(real, file)
 		warnUnrecordedPython(m, path, warn)
 	}
 	return servers, nil

@@ -28,7 +28,15 @@ func run(args []string) int {
 		Version: manifest.NexusVersion,
 		Description: "Write functions in Python, C++ and Go, declare their types and command-line\n" +
 			"surface in a main.loc, and `nexus make main.loc` gives you a real command-line\n" +
-			"program, ./main cmd args, whose commands are also MCP tools (nexus mcp ./main).",
+			"program, ./main cmd args, whose commands are also MCP tools (nexus mcp ./main).\n" +
+			"\n" +
+			"Example:\n" +
+			"   nexus make -o chem main.loc               build ./chem from main.loc\n" +
+			"   ./chem --help                             its commands\n" +
+			"   nexus install-client claude-desktop ./chem\n" +
+			"                                             add it to Claude Desktop as an MCP server\n" +
+			"\n" +
+			"`nexus COMMAND --help` says more of each command.",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			makeCommand(),
@@ -41,14 +49,24 @@ func run(args []string) int {
 		},
 		// Errors are printed once, here, as one line; no usage dump.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
+		OnUsageError:   onUsageError,
+	}
+	// urfave/cli asks each command, not the app, about its own flags.
+	for _, c := range app.Commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
 	}
 	if err := app.Run(interspersed(args, app.Commands)); err != nil {
 		return report(err)
 	}
 	return 0
+}
+
+// onUsageError turns a flag mistake into a usageError: one line and exit
+// code 2, instead of urfave/cli's "Incorrect Usage" and the whole help.
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageError{err}
 }
 
 // exitCode is an error that carries the process exit code, for commands whose

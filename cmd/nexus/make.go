@@ -9,6 +9,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen"
 	"github.com/nexus-run/nexus/internal/codegen/build"
+	"github.com/nexus-run/nexus/manifest"
 )
 
 func makeCommand() *cli.Command {
@@ -19,14 +20,21 @@ func makeCommand() *cli.Command {
 		Description: "Writes NAME-build/ (the manifest and generated pools) and the launcher ./NAME,\n" +
 			"which works from any folder. NAME defaults to the module name.\n" +
 			"Python functions run under the interpreter found now (--python, else\n" +
-			"NEXUS_PYTHON, else python3 on PATH), recorded by its absolute path, so the\n" +
-			"program works whatever PATH it is started with (an MCP client's, say).",
+			"NEXUS_PYTHON, else python3 on PATH), which must be Python 3.7 or later with\n" +
+			"grpcio and msgpack installed. It is recorded by its absolute path, so the\n" +
+			"program works whatever PATH it is started with (an MCP client's, say); if\n" +
+			"that interpreter is removed later, build the program again.\n" +
+			"\n" +
+			"Examples:\n" +
+			"   nexus make main.loc\n" +
+			"   nexus make -o ~/bin/chem main.loc\n" +
+			"   nexus make --python ~/venvs/chem/bin/python main.loc",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the program's `NAME` (a path is fine)"},
 			&cli.StringFlag{
 				Name:    "python",
 				EnvVars: []string{"NEXUS_PYTHON"},
-				Usage:   "the Python interpreter of the program's Python functions, with grpcio and msgpack (`PATH`, default python3 on PATH)",
+				Usage:   "run the program's Python functions with the Python at `PATH` (default: python3 found on $PATH)",
 			},
 		},
 		Action: func(c *cli.Context) error {
@@ -50,6 +58,11 @@ func makeCommand() *cli.Command {
 			}
 			for _, w := range res.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, w)
+			}
+			// NEXUS_PYTHON may be set for every build; --python was meant
+			// for this one.
+			if py := c.String("python"); py != "" && py != os.Getenv("NEXUS_PYTHON") && res.Manifest.Pool(manifest.Python) == nil {
+				fmt.Fprintf(c.App.ErrWriter, "nexus: warning: --python %s is not used: the program has no Python functions\n", py)
 			}
 			return nil
 		},

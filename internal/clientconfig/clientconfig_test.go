@@ -1,11 +1,13 @@
 package clientconfig
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -131,9 +133,9 @@ func TestMerge(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	cases := []struct{ old, want string }{
 		{`{"mcpServers": {}`, "not valid JSON (line 1:"},
-		{"{\n  \"a\": 1,\n  \"b\": 2,\n}\n", "not valid JSON (line 4:"},
+		{"{\n  \"a\": 1,\n  \"b\": 2,\n}\n", "comma before a closing bracket (line 4)"},
 		{`{"a": 1} {"b": 2}`, "not valid JSON"},
-		{`// comment` + "\n{}", "not valid JSON"},
+		{`// comment` + "\n{}", "has a comment (line 1)"},
 		{`[1, 2]`, "the file is not a JSON object"},
 		{`"mcpServers"`, "the file is not a JSON object"},
 		{`{"mcpServers": []}`, `its "mcpServers" is not a JSON object`},
@@ -319,5 +321,147 @@ func TestClientFiles(t *testing.T) {
 	}
 	if _, err := Lookup("vscode"); err == nil || !strings.Contains(err.Error(), `"vscode"`) || !strings.Contains(err.Error(), "claude-desktop, claude-code, cursor") {
 		t.Errorf("Lookup(vscode): %v; want an error listing the known clients", err)
+	}
+}
+
+// A client name differing only in case is that client; a misspelt one is
+// answered with the likely name.
+func TestLookupForgives(t *testing.T) {
+	if c, err := Lookup("Claude-Desktop"); err != nil || c.Name != "claude-desktop" {
+		t.Errorf("Lookup(Claude-Desktop) = %v, %v; want claude-desktop", c, err)
+	}
+	_, err := Lookup("claude-dekstop")
+	if err == nil || !strings.Contains(err.Error(), "did you mean 'claude-desktop'?") {
+		t.Errorf("Lookup(claude-dekstop): %v; want a did-you-mean naming claude-desktop", err)
+	}
+}
+
+// A merge keeps the file's layout: its indent, its Windows line endings,
+// its byte-order mark; only the added entry is new.
+func TestMergeKeepsLayout(t *testing.T) {
+	const bom = "\ufeff"
+	entry := func(indent, nl string) string {
+		lines := []string{
+			`"chem": {`,
+			indent + `"command": "/opt/nexus/bin/nexus",`,
+			indent + `"args": [`,
+			indent + indent + `"mcp",`,
+			indent + indent + `"/home/u/chem-build/manifest.json"`,
+			indent + `]`,
+			`}`,
+		}
+		for i := range lines {
+			lines[i] = indent + indent + lines[i]
+		}
+		return strings.Join(lines, nl)
+	}
+	cases := []struct{ name, old, want string }{
+		{"four spaces",
+			"{\n    \"a\": {\n        \"b\": 1\n    }\n}\n",
+			"{\n    \"a\": {\n        \"b\": 1\n    },\n    \"mcpServers\": {\n" + entry("    ", "\n") + "\n    }\n}\n"},
+		{"tabs",
+			"{\n\t\"mcpServers\": {}\n}",
+			"{\n\t\"mcpServers\": {\n" + entry("\t", "\n") + "\n\t}\n}\n"},
+		{"CRLF",
+			"{\r\n  \"mcpServers\": {}\r\n}\r\n",
+			"{\r\n  \"mcpServers\": {\r\n" + entry("  ", "\r\n") + "\r\n  }\r\n}\r\n"},
+		{"byte-order mark",
+			bom + "{\"mcpServers\": {}}",
+			bom + "{\n  \"mcpServers\": {\n" + entry("  ", "\n") + "\n  }\n}\n"},
+		{"byte-order mark, empty", bom,
+			bom + "{\n  \"mcpServers\": {\n" + entry("  ", "\n") + "\n  }\n}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, _, err := Merge([]byte(c.old), []Server{chem}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("merged:\n%q\nwant\n%q", got, c.want)
+			}
+		})
+	}
+}
+
+// JSON with comments or trailing commas (JSONC, which some editors and
+// clients accept) is refused with a message that says so.
+func TestMergeNamesJSONC(t *testing.T) {
+	cases := []struct{ name, old, want string }{
+		{"line comment", "{\n  // servers\n  \"mcpServers\": {}\n}", "has a comment (line 2)"},
+		{"block comment", "{\"a\": 1 /* one */}", "has a comment (line 1)"},
+		{"trailing comma in object", "{\"a\": 1,\n}", "comma before a closing bracket (line 2)"},
+		{"trailing comma in array", "{\"a\": [1, 2, ]}", "comma before a closing bracket (line 1)"},
+		{"slashes in a string are no comment", "{\"a\": \"//\" \"b\"}", "not valid JSON (line 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := Merge([]byte(c.old), []Server{chem}, false)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Merge(%q): %v; want an error saying %q", c.old, err, c.want)
+			}
+		})
+	}
+}
+
+// A folder or a read-only file is refused, and left as it was.
+func TestInstallRefusesFolderAndReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Install(dir, []Server{chem}, false); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("Install into a folder: %v; want an error saying it is a folder", err)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	file := filepath.Join(dir, "mcp.json")
+	const old = `{"mcpServers": {}}`
+	if err := os.WriteFile(file, []byte(old), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Install(file, []Server{chem}, false)
+	if err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("Install into a read-only file: %v; want an error saying it is read-only", err)
+	}
+	if got := readFile(t, file); got != old {
+		t.Errorf("the read-only file changed:\n%s", got)
+	}
+	if b := backups(t, file); len(b) != 0 {
+		t.Errorf("backups of a refused file: %v", b)
+	}
+}
+
+// Installs into one file at the same time all land: none reads the file
+// while another is replacing it, and so none drops another's entry.
+func TestInstallConcurrent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no file locks on Windows")
+	}
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers": {"other": {"command": "x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := Server{Name: fmt.Sprintf("p%d", i), Command: "/bin/nexus", Args: []string{"mcp", "m.json"}}
+			_, errs[i] = Install(file, []Server{s}, false)
+		}()
+	}
+	wg.Wait()
+	got := readFile(t, file)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("install %d: %v", i, err)
+		}
+		if !strings.Contains(got, fmt.Sprintf(`"p%d"`, i)) {
+			t.Errorf("entry p%d is missing", i)
+		}
+	}
+	if !strings.Contains(got, `"other"`) {
+		t.Errorf("entry other is missing")
 	}
 }

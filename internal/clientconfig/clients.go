@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nexus-run/nexus/internal/suggest"
 )
 
 // Client is an MCP client whose configuration file lists its servers under
@@ -27,16 +29,16 @@ var Clients = []*Client{
 	{Name: "cursor", Title: "Cursor", file: cursorFile},
 }
 
-// Lookup returns the client called name.
+// Lookup returns the client called name, case ignored.
 func Lookup(name string) (*Client, error) {
 	names := make([]string, len(Clients))
 	for i, c := range Clients {
-		if c.Name == name {
+		if strings.EqualFold(c.Name, name) {
 			return c, nil
 		}
 		names[i] = c.Name
 	}
-	return nil, fmt.Errorf("unknown MCP client %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown MCP client %q%s; known: %s", name, suggest.Hint(name, names), strings.Join(names, ", "))
 }
 
 // File returns the path of the client's configuration file for this user.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // Installed says what Install did.
@@ -33,25 +35,66 @@ const maxBackups = 100
 // beside it, to PATH.nexus-backup-TIME, never overwriting an earlier
 // backup. The new file replaces the old in one rename, with the old
 // file's permissions, so a reader never sees half a file; a symbolic link
-// at path is followed, so the link stays. On any error the file is left
-// as it was.
+// at path is followed, so the link stays. A read-only file is refused,
+// since its owner made it so. On any error the file is left as it was.
+//
+// Two Installs into one file, in this process or another, run one after
+// the other (where the system has file locks), so that neither loses the
+// other's entries.
 func Install(path string, servers []Server, typed bool) (*Installed, error) {
+	unlock, err := lockFolder(path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p, err := plan(path, servers, typed)
 	if err != nil {
 		return nil, err
+	}
+	if p.old != nil && p.mode&0o200 == 0 {
+		return nil, fmt.Errorf("%s is read-only, so it was not changed: make it writable (chmod u+w) if nexus may add to it", p.file)
 	}
 	res := &Installed{File: p.file, Replaced: p.replaced}
 	if p.old != nil {
 		if res.Backup, err = backup(p.file, p.old, p.mode); err != nil {
 			return nil, err
 		}
-	} else if err := os.MkdirAll(filepath.Dir(p.file), 0o700); err != nil {
-		return nil, fmt.Errorf("create the folder of %s: %w", p.file, err)
 	}
 	if err := replace(p.file, p.merged, p.mode); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// lockFolder creates the folder of the configuration file at path, if
+// missing, and locks it against other Installs; it returns the release.
+// The folder is locked, not the file, because Install replaces the file,
+// and a lock on the old file would not hold the new one. Where the system
+// has no file locks, nothing is locked.
+func lockFolder(path string) (unlock func(), err error) {
+	dir := filepath.Dir(path)
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		dir = filepath.Dir(target)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the folder of %s: %w", path, err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("lock the folder of %s: %w", path, err)
+	}
+	release, err := osproc.LockFile(f)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return func() { f.Close() }, nil
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock the folder of %s: %w", path, err)
+	}
+	return func() {
+		release()
+		f.Close()
+	}, nil
 }
 
 // Preview returns what Install would write, and the file it would write
@@ -84,7 +127,7 @@ func plan(path string, servers []Server, typed bool) (*merge, error) {
 		return nil, err
 	}
 	if p.merged, p.replaced, err = Merge(p.old, servers, typed); err != nil {
-		return nil, fmt.Errorf("%s: %w; fix or move it (it was not changed)", p.file, err)
+		return nil, fmt.Errorf("%s was not changed: %w", p.file, err)
 	}
 	return p, nil
 }
@@ -96,8 +139,11 @@ func read(file string) ([]byte, fs.FileMode, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, newFileMode, nil
 	}
+	if st, serr := os.Stat(file); serr == nil && st.IsDir() {
+		return nil, 0, fmt.Errorf("%s is a folder, not a configuration file", file)
+	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", file, err)
+		return nil, 0, err
 	}
 	st, err := os.Stat(file)
 	if err != nil {

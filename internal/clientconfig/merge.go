@@ -49,9 +49,10 @@ func (s Server) entry(typed bool) (json.RawMessage, error) {
 // name is replaced in place; the names of those replaced are returned.
 // Every other key and entry keeps its value and its place. Empty data (no
 // file yet, or a file of blanks) is an empty object. typed is as for
-// Client.Typed. The result is indented by two spaces and ends in a
-// newline.
+// Client.Typed. The result is laid out as data was (see layout), two
+// spaces an indent for empty data, and ends in a newline.
 func Merge(data []byte, servers []Server, typed bool) (merged []byte, replaced []string, err error) {
+	form, data := layoutOf(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
@@ -60,13 +61,13 @@ func Merge(data []byte, servers []Server, typed bool) (merged []byte, replaced [
 	}
 	top, err := parseObject(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the file is %w", err)
+		return nil, nil, fmt.Errorf("the file is %w: %s", err, fixAdvice)
 	}
 	var list object
 	at := top.last(ServersKey)
 	if at >= 0 && string(top[at].value) != "null" {
 		if list, err = parseObject(top[at].value); err != nil {
-			return nil, nil, fmt.Errorf("its %q is %w", ServersKey, err)
+			return nil, nil, fmt.Errorf("its %q is %w: %s", ServersKey, err, fixAdvice)
 		}
 	}
 	for _, s := range servers {
@@ -94,25 +95,90 @@ func Merge(data []byte, servers []Server, typed bool) (merged []byte, replaced [
 	if err != nil {
 		return nil, nil, err
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, flat, "", "  "); err != nil {
-		return nil, nil, fmt.Errorf("internal error: merged config is not JSON: %w", err)
+	out, err := form.write(flat)
+	if err != nil {
+		return nil, nil, err
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), replaced, nil
+	return out, replaced, nil
 }
 
-// checkJSON reports where data stops being JSON, by line.
+// byteOrderMark is UTF-8's, which some Windows editors put first in a file.
+var byteOrderMark = []byte("\ufeff")
+
+// layout is how a file lays its JSON out, which a merge keeps so that the
+// file changes only where entries are added: an editor's or a version
+// control's diff shows those alone.
+type layout struct {
+	bom     bool   // it starts with a byte-order mark
+	indent  string // one level of indent
+	newline string // "\n", or "\r\n" on Windows
+}
+
+// layoutOf returns data's layout and data without its byte-order mark.
+// The indent is that of the first indented line, which in an object
+// printed by any JSON writer is one level deep.
+func layoutOf(data []byte) (layout, []byte) {
+	form := layout{indent: "  ", newline: "\n"}
+	data, form.bom = bytes.CutPrefix(data, byteOrderMark)
+	if bytes.Contains(data, []byte("\r\n")) {
+		form.newline = "\r\n"
+	}
+	// A JSON string holds no raw newline, so every line break is layout.
+	lines := bytes.Split(data, []byte("\n"))
+	for _, line := range lines[1:] {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		text := bytes.TrimLeft(line, " \t")
+		if len(text) > 0 && len(text) < len(line) {
+			form.indent = string(line[:len(line)-len(text)])
+			break
+		}
+	}
+	return form, data
+}
+
+// write indents flat, compact JSON, as the layout says.
+func (form layout) write(flat []byte) ([]byte, error) {
+	var out bytes.Buffer
+	if form.bom {
+		out.Write(byteOrderMark)
+	}
+	if err := json.Indent(&out, flat, "", form.indent); err != nil {
+		return nil, fmt.Errorf("internal error: merged config is not JSON: %w", err)
+	}
+	out.WriteByte('\n')
+	if form.newline == "\n" {
+		return out.Bytes(), nil
+	}
+	return bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte(form.newline)), nil
+}
+
+// What to do about a file a merge refuses.
+const (
+	fixAdvice    = "fix it, or move it aside to start a new one"
+	byHandAdvice = "or add the entry by hand (nexus mcp-config PROG prints it)"
+)
+
+// checkJSON reports where data stops being JSON, by line. Comments and
+// trailing commas, which some clients accept (JSONC), are named as such:
+// a merge would have to drop them, so the file is refused.
 func checkJSON(data []byte) error {
 	var v json.RawMessage // which any number fits
 	err := json.Unmarshal(data, &v)
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
-		line := 1 + bytes.Count(data[:min(int(syntax.Offset), len(data))], []byte("\n"))
-		return fmt.Errorf("the file is not valid JSON (line %d: %v)", line, syntax)
+		at := min(int(syntax.Offset), len(data))
+		line := 1 + bytes.Count(data[:at], []byte("\n"))
+		before := bytes.TrimRight(data[:max(at-1, 0)], " \t\r\n")
+		switch {
+		case at > 0 && data[at-1] == '/':
+			return fmt.Errorf("the file has a comment (line %d), which JSON does not allow and a merge would drop: remove the comments, %s", line, byHandAdvice)
+		case at > 0 && (data[at-1] == '}' || data[at-1] == ']') && bytes.HasSuffix(before, []byte(",")):
+			return fmt.Errorf("the file has a comma before a closing bracket (line %d), which JSON does not allow: remove it, %s", line, byHandAdvice)
+		}
+		return fmt.Errorf("the file is not valid JSON (line %d: %v): %s", line, syntax, fixAdvice)
 	}
 	if err != nil {
-		return fmt.Errorf("the file is not valid JSON: %w", err)
+		return fmt.Errorf("the file is not valid JSON (%w): %s", err, fixAdvice)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ test does)."""
 import dataclasses
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -13,7 +15,7 @@ from typing import Any, Callable
 
 import grpc
 
-from nexus_pool import convert, server, service, wire
+from nexus_pool import convert, plugin, server, service, wire
 
 
 class Wire(unittest.TestCase):
@@ -212,3 +214,22 @@ class GrpcServer(ServerCases, unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MissingPackages(unittest.TestCase):
+    def test_names_the_interpreter(self) -> None:
+        # The pool runs under the interpreter recorded at build time, not
+        # necessarily python3 on PATH: the pip command must install into it.
+        hide = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, hide)
+        with open(os.path.join(hide, "grpc.py"), "w") as f:
+            f.write("raise ImportError('hidden by the test')\n")
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ, PYTHONPATH=hide + os.pathsep + here, PYTHONDONTWRITEBYTECODE="1")
+        env[plugin.COOKIE_KEY] = plugin.COOKIE_VALUE
+        proc = subprocess.run(
+            [sys.executable, "-c", "import nexus_pool; nexus_pool.run([], {}, {})"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(f"{sys.executable} -m pip install grpcio msgpack", proc.stderr)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
@@ -84,15 +85,28 @@ func TestFindInterpreterErrors(t *testing.T) {
 	dir := t.TempDir()
 	silent := writeScript(t, dir, "silent", "exit 0")
 	failing := writeScript(t, dir, "failing", "echo 'no such thing' >&2; exit 3")
+	notExec := filepath.Join(dir, "python-not-executable")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	python2 := writeScript(t, dir, "python2", `echo /usr/bin/python2.7; echo 2.7.18`)
+	chatty := writeScript(t, dir, "chatty", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "complaint $i" >&2; done; exit 1`)
 	cases := []struct {
 		requested, path string
 		want            []string
+		not             []string // what the message must not say
 	}{
-		{"", dir, []string{"no python3 on PATH", "pip install grpcio msgpack", "--python"}},
-		{filepath.Join(dir, "nonexistent"), dir, []string{filepath.Join(dir, "nonexistent"), "not found"}},
-		{"python-of-nowhere", dir, []string{"python-of-nowhere", "not found"}},
-		{silent, dir, []string{silent, "sys.executable", `printed ""`}},
-		{failing, dir, []string{failing, "does not run as Python", "exit status 3", "no such thing"}},
+		{"", dir, []string{"no python3 on PATH", "pip install grpcio msgpack", "--python"}, nil},
+		{filepath.Join(dir, "nonexistent"), dir, []string{filepath.Join(dir, "nonexistent"), "not found"}, nil},
+		{"python-of-nowhere", dir, []string{"python-of-nowhere", "not found"}, nil},
+		{silent, dir, []string{silent, "sys.executable", `printed ""`}, nil},
+		{failing, dir, []string{failing, "does not run as Python", "exit status 3", "no such thing"}, nil},
+		{dir, dir, []string{dir, "is a folder"}, nil},
+		{notExec, dir, []string{notExec, "not an executable program"}, nil},
+		// Python 2 is too old, whatever it has installed: no pip advice.
+		{python2, dir, []string{"/usr/bin/python2.7 is Python 2.7.18", "3.7 or later", "--python"}, []string{"pip"}},
+		// The end of a long complaint, where a traceback says what failed.
+		{chatty, dir, []string{"exit status 1", "complaint 12", "complaint 5"}, []string{"complaint 4\n"}},
 	}
 	for _, c := range cases {
 		t.Setenv("PATH", c.path)
@@ -104,6 +118,11 @@ func TestFindInterpreterErrors(t *testing.T) {
 		for _, want := range c.want {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("FindInterpreter(%q): error %q does not contain %q", c.requested, err, want)
+			}
+		}
+		for _, not := range c.not {
+			if strings.Contains(err.Error(), not) {
+				t.Errorf("FindInterpreter(%q): error %q contains %q", c.requested, err, not)
 			}
 		}
 	}
@@ -129,5 +148,34 @@ func TestWriteForPrecompilesWithTheInterpreter(t *testing.T) {
 	compiled, _ := filepath.Glob(filepath.Join(build, "pools", "py", "*", "__pycache__", "*."+tag+".pyc"))
 	if len(compiled) == 0 {
 		t.Errorf("no %s bytecode in the runtime after WriteFor(%s)", tag, real)
+	}
+}
+
+// The pip command in the message can be pasted into a shell, even when
+// the interpreter's path has a space.
+func TestFindInterpreterQuotesPip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my venv")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self := filepath.Join(dir, "python")
+	writeScript(t, dir, "python", `echo '`+self+`'; echo 3.12.1; echo grpc; echo msgpack`)
+	_, err := FindInterpreter(self)
+	if want := "`'" + self + "' -m pip install grpcio msgpack`"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("FindInterpreter(%q): %v; want the pip command %s", self, err, want)
+	}
+}
+
+// A program that never answers is stopped, with what it started, and the
+// message says so. The script's child keeps the output open, so stopping
+// the script alone would leave FindInterpreter waiting for the child.
+func TestFindInterpreterStopsAHang(t *testing.T) {
+	saved := probeTimeout
+	probeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { probeTimeout = saved })
+	hang := writeScript(t, t.TempDir(), "hang", "sleep 60 & sleep 60")
+	_, err := FindInterpreter(hang)
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms") {
+		t.Errorf("FindInterpreter(%q): %v; want an error saying it did not answer", hang, err)
 	}
 }

@@ -37,9 +37,13 @@ def run(
         import grpc
         import msgpack  # noqa: F401  (checked here, used by service)
     except ImportError as e:
+        import shlex
+
+        # The pool runs under the interpreter recorded at build time, which
+        # need not be the python3 on the user's PATH.
         sys.stderr.write(
             f"The Python pool needs the packages grpcio and msgpack ({e}); "
-            "install them with: python3 -m pip install grpcio msgpack\n"
+            f"install them with: {shlex.quote(sys.executable)} -m pip install grpcio msgpack\n"
         )
         sys.exit(1)
     from . import load, server, service
