@@ -44,12 +44,7 @@ func TestDeepJSON(t *testing.T) {
 		if got := c.callTool("after", "mean", map[string]any{"_1": []any{1, 2}}).text(t); got != "1.5" {
 			t.Errorf("a call after the deep messages: %q", got)
 		}
-		c.closeAll()
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if len(c.notJSON) > 0 {
-			t.Errorf("stdout lines that are not strict JSON-RPC: %.200q", c.notJSON)
-		}
+		c.closeStrict()
 	})
 
 	t.Run("http", func(t *testing.T) {

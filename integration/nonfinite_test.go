@@ -142,14 +142,7 @@ func TestNonFiniteResults(t *testing.T) {
 		// 1e999 is valid JSON, but no Real.
 		c.send(`{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"mean","arguments":{"_1":[1,1e999]}}}`)
 		c.recv("big").rpcError(t, -32602, "the number 1e999 is beyond the range of a Real")
-		c.closeAll()
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		// Every line the server wrote went through encoding/json
-		// (parseReply): none may have failed.
-		if len(c.notJSON) > 0 {
-			t.Errorf("stdout lines that are not strict JSON-RPC: %q", c.notJSON)
-		}
+		c.closeStrict()
 	})
 
 	t.Run("serve", func(t *testing.T) {
@@ -184,4 +177,17 @@ func TestNonFiniteResults(t *testing.T) {
 		s.stop()
 		p.checkClean()
 	})
+}
+
+// closeStrict is closeAll for a test of what the server writes: every
+// stdout line went through encoding/json (parseReply), and none may have
+// failed.
+func (c *mcpConn) closeStrict() {
+	c.t.Helper()
+	c.closeAll()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.notJSON) > 0 {
+		c.t.Errorf("stdout lines that are not strict JSON-RPC: %.200q", c.notJSON)
+	}
 }
