@@ -119,10 +119,33 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// NonFiniteError is a NaN or an infinity met by ToJSON in a result: JSON
+// has no way to write one, and writing Python's NaN or Infinity would make
+// the whole message unreadable to a strict parser, so the value is refused
+// instead, with where it was.
+type NonFiniteError struct {
+	Path  string // like .points[2].x, [3] or ["key"]; empty at the top
+	Value float64
+}
+
+func (e *NonFiniteError) Error() string {
+	name := "NaN"
+	switch {
+	case math.IsInf(e.Value, 1):
+		name = "Infinity"
+	case math.IsInf(e.Value, -1):
+		name = "-Infinity"
+	}
+	return "result" + e.Path + " is " + name + ", which JSON cannot represent"
+}
+
 // within prefixes err's path with step.
 func within(step string, err error) error {
-	if pe, ok := err.(*PathError); ok {
-		return &PathError{Path: step + pe.Path, Msg: pe.Msg}
+	switch e := err.(type) {
+	case *PathError:
+		return &PathError{Path: step + e.Path, Msg: e.Msg}
+	case *NonFiniteError:
+		return &NonFiniteError{Path: step + e.Path, Value: e.Value}
 	}
 	return &PathError{Path: step, Msg: err.Error()}
 }
@@ -216,11 +239,19 @@ func intFromJSON(v any) (int64, error) {
 func realFromJSON(v any) (float64, error) {
 	switch n := v.(type) {
 	case json.Number:
-		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err == nil {
 			return f, nil
 		}
+		if errors.Is(err, strconv.ErrRange) {
+			// ParseFloat would make it an infinity, which no result
+			// could carry back either (NonFiniteError).
+			return 0, &PathError{Msg: fmt.Sprintf("the number %s is beyond the range of a Real, ±1.8e308", n)}
+		}
 	case float64:
-		return n, nil
+		if finite(n) {
+			return n, nil
+		}
 	}
 	return 0, mismatch(RealType, v)
 }
@@ -370,7 +401,8 @@ func recordFromJSON(t *Type, v any) (any, error) {
 
 // ToJSON writes v, a canonical value of type t, as compact JSON: records in
 // field order, maps in entry order, strings as UTF-8 without HTML escaping,
-// reals always with a decimal point or exponent.
+// reals always with a decimal point or exponent. A NaN or an infinity
+// anywhere in v is a *NonFiniteError saying where: JSON cannot carry one.
 func ToJSON(t *Type, v any) ([]byte, error) {
 	return AppendJSON(nil, t, v)
 }
@@ -384,6 +416,9 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 		}
 	case Real:
 		if f, ok := v.(float64); ok {
+			if !finite(f) {
+				return nil, &NonFiniteError{Value: f}
+			}
 			return appendReal(buf, f), nil
 		}
 	case Str:
@@ -407,8 +442,8 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 			break
 		}
 		if t.Kind == List {
-			if out, ok := appendTypedJSON(buf, t.Elem, v); ok {
-				return out, nil
+			if out, ok, err := appendTypedJSON(buf, t.Elem, v); ok {
+				return out, err
 			}
 		}
 		buf = append(buf, '[')
@@ -444,7 +479,9 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 				}
 				buf = append(appendString(buf, k), ':')
 				if buf, err = AppendJSON(buf, t.Elem, p.Value); err != nil {
-					return nil, within("."+k, err)
+					// A key is any string: written as JSON, the path
+					// stays readable (result["a b"], not result.a b).
+					return nil, within("["+string(appendString(nil, k))+"]", err)
 				}
 			}
 			return append(buf, '}'), nil
@@ -488,26 +525,31 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 
 // appendTypedJSON writes v, a list of elem, when it is the typed slice of
 // elem (list.go); ok is false for any other list value.
-func appendTypedJSON(buf []byte, elem *Type, v any) (out []byte, ok bool) {
+func appendTypedJSON(buf []byte, elem *Type, v any) (out []byte, ok bool, err error) {
 	switch xs := v.(type) {
 	case []float64:
 		if elem.Kind == Real {
-			return appendJSONItems(buf, xs, appendReal), true
+			for i, f := range xs {
+				if !finite(f) {
+					return nil, true, &NonFiniteError{Path: fmt.Sprintf("[%d]", i), Value: f}
+				}
+			}
+			return appendJSONItems(buf, xs, appendReal), true, nil
 		}
 	case []int64:
 		if elem.Kind == Int {
-			return appendJSONItems(buf, xs, appendInt), true
+			return appendJSONItems(buf, xs, appendInt), true, nil
 		}
 	case []string:
 		if elem.Kind == Str {
-			return appendJSONItems(buf, xs, appendString), true
+			return appendJSONItems(buf, xs, appendString), true, nil
 		}
 	case []bool:
 		if elem.Kind == Bool {
-			return appendJSONItems(buf, xs, strconv.AppendBool), true
+			return appendJSONItems(buf, xs, strconv.AppendBool), true, nil
 		}
 	}
-	return buf, false
+	return buf, false, nil
 }
 
 // appendJSONItems writes xs as a JSON array, each item with appendItem.
@@ -524,18 +566,13 @@ func appendJSONItems[T any](buf []byte, xs []T, appendItem func([]byte, T) []byt
 
 func appendInt(buf []byte, i int64) []byte { return strconv.AppendInt(buf, i, 10) }
 
-// appendReal writes f the way Python's json module does (float.__repr__),
-// so a Real keeps looking like one (1.0, not 1; 1000000.0, not 1e+06) and
-// NaN or infinities are not lost.
+// finite reports whether f is neither NaN nor an infinity.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// appendReal writes f, which is finite, the way Python's json module does
+// (float.__repr__), so a Real keeps looking like one (1.0, not 1;
+// 1000000.0, not 1e+06).
 func appendReal(buf []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(buf, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(buf, "-Infinity"...)
-	}
 	// Python writes plain decimals for exponents -4 through 15 and
 	// scientific notation (1e+16, 1e-05) outside them.
 	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e16) {

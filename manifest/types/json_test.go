@@ -131,7 +131,8 @@ func TestFromJSONErrors(t *testing.T) {
 			`expected an integer, got the string "` + strings.Repeat("a", 40) + `..."`},
 		{"real from string", RealType, `"1.5"`, `expected a number, got the string "1.5"`},
 		{"real from null", RealType, `null`, "expected a number, got null"},
-		{"real out of range", RealType, `1e400`, "expected a number, got the number 1e400"},
+		{"real out of range", RealType, `1e400`, "the number 1e400 is beyond the range of a Real, ±1.8e308"},
+		{"real out of range in a list", ListOf(RealType), `[1, -1e400]`, "at [1]: the number -1e400 is beyond the range of a Real, ±1.8e308"},
 		{"str from number", StrType, `3`, "expected a string, got the number 3"},
 		{"str from null", StrType, `null`, "expected a string, got null"},
 		{"bool from string", BoolType, `"true"`, `expected true or false, got the string "true"`},
@@ -299,9 +300,6 @@ func TestToJSONReal(t *testing.T) {
 		{-1e100, "-1e+100"},
 		{5e-324, "5e-324"},
 		{math.MaxFloat64, "1.7976931348623157e+308"},
-		{math.NaN(), "NaN"},
-		{math.Inf(1), "Infinity"},
-		{math.Inf(-1), "-Infinity"},
 	}
 	for _, c := range cases {
 		got, err := ToJSON(RealType, c.v)
@@ -310,9 +308,6 @@ func TestToJSONReal(t *testing.T) {
 		}
 		if string(got) != c.want {
 			t.Errorf("ToJSON(Real, %v) = %s, want %s", c.v, got, c.want)
-		}
-		if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-			continue
 		}
 		back, err := FromJSON(RealType, got)
 		if err != nil || back.(float64) != c.v || math.Signbit(back.(float64)) != math.Signbit(c.v) {
@@ -406,7 +401,7 @@ func TestToJSONWrongShape(t *testing.T) {
 		{"tuple bad item", TupleOf(IntType, StrType), []any{int64(1), int64(2)}, "at [1]: value 2 is not of type Str"},
 		{"map as Go map", MapOf(StrType, IntType), map[string]any{"a": int64(1)}, `value map[string]interface {}{"a":1} is not of type Map Str Int`},
 		{"map str key not string", MapOf(StrType, IntType), []Pair{{int64(1), int64(1)}}, "map key 1 is not a string"},
-		{"map str bad value", MapOf(StrType, IntType), []Pair{{"k", "v"}}, `at .k: value "v" is not of type Int`},
+		{"map str bad value", MapOf(StrType, IntType), []Pair{{"k", "v"}}, `at ["k"]: value "v" is not of type Int`},
 		{"map int bad key", MapOf(IntType, StrType), []Pair{{"1", "a"}}, `at [0][0]: value "1" is not of type Int`},
 		{"map int bad value", MapOf(IntType, StrType), []Pair{{int64(1), "a"}, {int64(2), 2}}, "at [1][1]: value 2 is not of type Str"},
 		{"record as list", point, []any{int64(1), int64(2)}, "value []interface {}{1, 2} is not of type Point"},
@@ -422,6 +417,52 @@ func TestToJSONWrongShape(t *testing.T) {
 			}
 			if err.Error() != c.want {
 				t.Errorf("ToJSON(%s, %#v) error:\n got %q\nwant %q", c.typ, c.v, err, c.want)
+			}
+		})
+	}
+}
+
+// JSON has no NaN nor infinities: ToJSON refuses them wherever they are,
+// and says where, so that no reply carries what a strict parser rejects.
+func TestToJSONNonFinite(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	pointR := &Type{Kind: Record, Name: "P", Fields: []Field{{Name: "x", Type: RealType}, {Name: "y", Type: RealType}}}
+	shape := &Type{Kind: Record, Name: "Shape", Fields: []Field{{Name: "points", Type: ListOf(pointR)}}}
+	cases := []struct {
+		name string
+		typ  *Type
+		v    any
+		want string
+	}{
+		{"NaN", RealType, nan, "result is NaN, which JSON cannot represent"},
+		{"infinity", RealType, inf, "result is Infinity, which JSON cannot represent"},
+		{"minus infinity", RealType, math.Inf(-1), "result is -Infinity, which JSON cannot represent"},
+		{"typed list", ListOf(RealType), []float64{1, 2, 3, nan}, "result[3] is NaN, which JSON cannot represent"},
+		{"boxed list", ListOf(RealType), []any{1.0, inf}, "result[1] is Infinity, which JSON cannot represent"},
+		{"list of lists", ListOf(ListOf(RealType)), []any{[]float64{1}, []float64{2, inf}}, "result[1][1] is Infinity, which JSON cannot represent"},
+		{"record", pointR, map[string]any{"x": 1.0, "y": nan}, "result.y is NaN, which JSON cannot represent"},
+		{"record of list of records", shape, map[string]any{"points": []any{
+			map[string]any{"x": 1.0, "y": 1.0}, map[string]any{"x": 2.0, "y": 2.0}, map[string]any{"x": inf, "y": 3.0},
+		}}, "result.points[2].x is Infinity, which JSON cannot represent"},
+		{"map by string", MapOf(StrType, RealType), []Pair{{"a", 1.0}, {"the key", nan}}, `result["the key"] is NaN, which JSON cannot represent`},
+		{"map by int, value", MapOf(IntType, RealType), []Pair{{int64(7), inf}}, "result[0][1] is Infinity, which JSON cannot represent"},
+		{"map by real, key", MapOf(RealType, IntType), []Pair{{nan, int64(1)}}, "result[0][0] is NaN, which JSON cannot represent"},
+		{"tuple", TupleOf(StrType, RealType), []any{"a", inf}, "result[1] is Infinity, which JSON cannot represent"},
+		{"optional", OptionalOf(RealType), nan, "result is NaN, which JSON cannot represent"},
+		{"list of optionals", ListOf(OptionalOf(RealType)), []any{nil, inf}, "result[1] is Infinity, which JSON cannot represent"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ToJSON(c.typ, c.v)
+			if err == nil {
+				t.Fatalf("ToJSON(%s, %v) = %s, want an error", c.typ, c.v, got)
+			}
+			var nf *NonFiniteError
+			if !errors.As(err, &nf) {
+				t.Errorf("ToJSON(%s, %v) error is a %T, want a *NonFiniteError", c.typ, c.v, err)
+			}
+			if err.Error() != c.want {
+				t.Errorf("ToJSON(%s, %v) error:\n got %q\nwant %q", c.typ, c.v, err, c.want)
 			}
 		})
 	}

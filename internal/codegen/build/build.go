@@ -114,6 +114,9 @@ func writePools(m *manifest.Manifest, sources map[int]string, tmp, interpreter s
 		case manifest.Python:
 			p.Interpreter, err = python.FindInterpreter(interpreter)
 			if err == nil {
+				err = python.CheckSyntax(p.Interpreter, byLang[p.Lang])
+			}
+			if err == nil {
 				p.Command, err = python.WriteFor(p.Interpreter, dir, tmp, byLang[p.Lang])
 			}
 		case manifest.Cpp:

@@ -6,6 +6,8 @@ package diag
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -20,6 +22,21 @@ type Pos struct {
 func (p Pos) IsValid() bool { return p.Line > 0 }
 
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// DisplayPath shortens an absolute path to one relative to the working
+// folder when it is inside it, as compilers do: the form every
+// file:line:col of a build shows, of the `.loc` file or of a pool's source.
+func DisplayPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}
 
 // Error is one build error.
 type Error struct {

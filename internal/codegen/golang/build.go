@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/lazyre"
 )
 
@@ -131,7 +132,7 @@ func compilerOutput(out, dir string, copies map[string]string) string {
 				}
 			}
 			b.user = users[path]
-			line = displayPath(path) + line[m[3]:]
+			line = diag.DisplayPath(path) + line[m[3]:]
 		}
 		b.lines = append(b.lines, line)
 		blocks = append(blocks, b)

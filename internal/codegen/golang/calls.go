@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -67,7 +68,7 @@ func (c *converters) call(fn Function) (string, error) {
 	spec := fn.Spec
 	decl := c.p.funcs[spec.Source]
 	if decl == nil {
-		return "", fmt.Errorf("%s: no top-level func %s in package %s", displayPath(fn.File), spec.Source, c.p.name)
+		return "", fmt.Errorf("%s: no top-level func %s in package %s", diag.DisplayPath(fn.File), spec.Source, c.p.name)
 	}
 	if decl.typ == nil {
 		return "", fmt.Errorf("%s: %s is a variable whose type is not written; declare it as a func, or write its func type", c.p.pos(decl.pos), spec.Source)

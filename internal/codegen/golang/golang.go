@@ -58,6 +58,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	gopool "github.com/nexus-run/nexus/pools/go"
@@ -158,7 +159,7 @@ func generate(fns []Function) (*module, error) {
 		for _, f := range p.files {
 			target := dir + "/" + copyName(f.path)
 			if _, clash := m.files[target]; clash {
-				return nil, fmt.Errorf("%s: a Go source may not be called %s", displayPath(f.path), generatedFile)
+				return nil, fmt.Errorf("%s: a Go source may not be called %s", diag.DisplayPath(f.path), generatedFile)
 			}
 			m.files[target] = copyWithLine(f, p, name)
 			m.copies[target] = f.path

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nexus-run/nexus/internal/codegen/diag"
 )
 
 // A userPackage is a Go package of the user's, as the pool compiles it:
@@ -200,21 +202,7 @@ func (p *userPackage) indexVar(tok token.Token, s *ast.ValueSpec) {
 // position writes a source position as file:line:col, the file relative
 // to the working folder when it is inside it.
 func position(pos token.Position) string {
-	return fmt.Sprintf("%s:%d:%d", displayPath(pos.Filename), pos.Line, pos.Column)
-}
-
-// displayPath shortens an absolute path to one relative to the working
-// folder when it is inside it, as compilers do.
-func displayPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil || !filepath.IsAbs(path) {
-		return path
-	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return path
-	}
-	return rel
+	return fmt.Sprintf("%s:%d:%d", diag.DisplayPath(pos.Filename), pos.Line, pos.Column)
 }
 
 func (p *userPackage) pos(pos token.Pos) string {

@@ -117,7 +117,7 @@ func (r *Runner) execute(ctx context.Context, inv *invocation) int {
 	}
 	out, err := types.ToJSON(t, result)
 	if err != nil {
-		return r.failure(ctx, fmt.Errorf("result of %s: %w", inv.cmd.Name, err))
+		return r.failure(ctx, fmt.Errorf("%s: %w", inv.cmd.Name, err))
 	}
 	return r.write(r.stdout(), string(out)+"\n")
 }

@@ -73,10 +73,7 @@ func (m *Message) Check() *Error {
 		return nil
 	}
 	<-m.check.done
-	if !m.check.ok {
-		return parseError()
-	}
-	return nil
+	return m.check.verdict.err()
 }
 
 // Params returns m's params (nil when absent), or the parse error when m
@@ -150,14 +147,14 @@ func (m *Message) Fail(e *Error) []byte {
 // pendingCheck is a check of a message's JSON running on a goroutine of
 // its own.
 type pendingCheck struct {
-	done chan struct{} // closed when ok is set
-	ok   bool
+	done    chan struct{} // closed when verdict is set
+	verdict verdict
 }
 
 func startCheck(data []byte) *pendingCheck {
 	c := &pendingCheck{done: make(chan struct{})}
 	go func() {
-		c.ok = valid(data)
+		c.verdict = check(data)
 		close(c.done)
 	}()
 	return c
@@ -170,8 +167,18 @@ func startCheck(data []byte) *pendingCheck {
 // it on another core.
 const parallelCheck = 64 << 10
 
-func parseError() *Error {
-	return Errorf(CodeParseError, "parse error: the message is not JSON")
+// err is the error to answer a message with: nil when it is JSON. A
+// message nested too deep is a parse error too (-32700, with a null id):
+// the server stopped reading it, so it could not read its id either, but
+// the message says why rather than calling valid JSON not JSON.
+func (v verdict) err() *Error {
+	switch v {
+	case notJSON:
+		return Errorf(CodeParseError, "parse error: the message is not JSON")
+	case tooDeep:
+		return Errorf(CodeParseError, "parse error: the message nests arrays and objects deeper than %d levels, the limit", maxDepth)
+	}
+	return nil
 }
 
 // IsRequest reports whether m expects a reply.
@@ -183,8 +190,9 @@ func (m *Message) IsNotification() bool { return m.id == nil && m.Method != "" }
 
 // Decode reads data as one message. A failure comes with the id to answer
 // it with (null when the id could not be read) and the error to answer:
-// CodeParseError for data that is not JSON, CodeInvalidRequest for JSON
-// that is not a well-formed message.
+// CodeParseError for data that is not JSON or is nested beyond maxDepth
+// (each said as such), CodeInvalidRequest for JSON that is not a
+// well-formed message.
 //
 // The message is checked as JSON once, whole, and split into its members
 // without decoding the params, which a large call carries most of. A large
@@ -195,23 +203,23 @@ func (m *Message) IsNotification() bool { return m.id == nil && m.Method != "" }
 func Decode(data []byte, early string) (*Message, json.RawMessage, *Error) {
 	data = bytes.TrimSpace(data)
 	if len(data) < parallelCheck {
-		if !valid(data) {
-			return nil, Null, parseError()
+		if err := check(data).err(); err != nil {
+			return nil, Null, err
 		}
 		return decode(data)
 	}
 	// Splitting and reading what is not JSON is safe, and gives way to
 	// the parse error: all but an early request waits for the check.
-	check := startCheck(data)
+	pending := startCheck(data)
 	m, id, err := decode(data)
 	if err != nil || !m.IsRequest() || m.Method != early {
-		<-check.done
-		if !check.ok {
-			return nil, Null, parseError()
+		<-pending.done
+		if perr := pending.verdict.err(); perr != nil {
+			return nil, Null, perr
 		}
 		return m, id, err
 	}
-	m.check = check
+	m.check = pending
 	return m, nil, nil
 }
 

@@ -129,8 +129,8 @@ func FuzzValid(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := valid(data), json.Valid(data); got != want {
-			t.Fatalf("%q: valid %v, json.Valid %v", data, got, want)
+		if got, want := check(data) == isJSON, json.Valid(data); got != want {
+			t.Fatalf("%q: check %v, json.Valid %v", data, got, want)
 		}
 	})
 }
@@ -208,6 +208,67 @@ func TestDecodeLarge(t *testing.T) {
 	}
 }
 
+// TestDecodeTooDeep: JSON nested deeper than the limit is answered as
+// such, not as what is not JSON, on the small path and the large one, and
+// the limit is encoding/json's, so what passes the check can be decoded.
+func TestDecodeTooDeep(t *testing.T) {
+	nest := func(n int, inner string) string {
+		return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
+	}
+	deepReply := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message nests arrays and objects deeper than 10000 levels, the limit"}}`
+	notJSONReply := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not JSON"}}`
+
+	// At the limit it is JSON for both checks; one more level is not.
+	for _, c := range []struct {
+		depth int
+		want  verdict
+	}{{maxDepth, isJSON}, {maxDepth + 1, tooDeep}} {
+		data := []byte(nest(c.depth, ""))
+		if got := check(data); got != c.want {
+			t.Errorf("%d nested arrays: verdict %d, want %d", c.depth, got, c.want)
+		}
+		if got := json.Valid(data); got != (c.want == isJSON) {
+			t.Errorf("%d nested arrays: json.Valid %v; the limit must be encoding/json's", c.depth, got)
+		}
+	}
+
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"a":` + args + `}}}`
+	}
+	for _, c := range []struct {
+		name, data, want string
+	}{
+		{"a million nested arrays", nest(1_000_000, ""), deepReply},
+		{"a million opening brackets", strings.Repeat("[", 1_000_000), deepReply},
+		{"a million nested objects", strings.Repeat(`{"a":`, 1_000_000) + "1" + strings.Repeat("}", 1_000_000), deepReply},
+		{"a small call nested too deep", call(nest(maxDepth, "1")), deepReply},
+		{"a small ping nested too deep", strings.Replace(call(nest(maxDepth, "1")), "tools/call", "ping", 1), deepReply},
+		{"not JSON before the limit", "[[[1,,]]]" + nest(maxDepth, ""), notJSONReply},
+	} {
+		_, id, err := Decode([]byte(c.data), "tools/call")
+		if err == nil {
+			t.Errorf("%s: decoded, want %s", c.name, c.want)
+			continue
+		}
+		if got := string(Fail(id, err)); got != c.want {
+			t.Errorf("%s: reply %s, want %s", c.name, got, c.want)
+		}
+	}
+
+	// A large call is split while the check runs: what reaches its
+	// params, and any reply, says it is too deep.
+	m, _, err := Decode([]byte(call(nest(1_000_000, "1"))), "tools/call")
+	if err != nil {
+		t.Fatalf("a large call nested too deep: %v, want the message while the check runs", err)
+	}
+	if _, err := m.Params(); err == nil || err.Code != CodeParseError || !strings.Contains(err.Message, "deeper than 10000 levels") {
+		t.Errorf("Params of a large call nested too deep: %v", err)
+	}
+	if got := string(m.ResultJSON([]byte(`1`))); got != deepReply {
+		t.Errorf("reply to a large call nested too deep: %s, want %s", got, deepReply)
+	}
+}
+
 // FuzzDecodeUnchecked: splitting what was not checked as JSON (as Decode
 // does for a large message while the check runs) never panics nor hangs,
 // and agrees with Decode on what is JSON.
@@ -218,7 +279,7 @@ func FuzzDecodeUnchecked(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = data[:len(data):len(data)] // as in FuzzMembers
 		m, id, err := decode(data)
-		if !valid(bytes.TrimSpace(data)) {
+		if check(bytes.TrimSpace(data)) != isJSON {
 			return
 		}
 		wm, wid, werr := Decode(data, "")

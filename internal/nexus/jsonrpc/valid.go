@@ -2,37 +2,61 @@ package jsonrpc
 
 import "github.com/nexus-run/nexus/internal/jsonlex"
 
-// valid reports whether data is exactly one JSON value, with space around
+// verdict is what check finds of a message.
+type verdict uint8
+
+const (
+	isJSON  verdict = iota
+	notJSON         // not exactly one JSON value
+	tooDeep         // JSON, or its start is, but nested beyond maxDepth
+)
+
+// check reports whether data is exactly one JSON value, with space around
 // it allowed: json.Valid, in a tight loop of its own. Every message is
 // checked whole before it is split, and for a call carrying a large array
 // encoding/json's scanner, a function call per byte, cost as much as
-// reading the numbers.
-func valid(data []byte) bool {
+// reading the numbers. Nesting beyond maxDepth is told apart from what is
+// not JSON, so that the reply can say which.
+func check(data []byte) verdict {
 	v := validator{data: data}
 	v.space()
-	if !v.value(0) {
-		return false
+	ok := v.value(0)
+	if ok {
+		v.space()
+		ok = v.pos == len(v.data)
 	}
-	v.space()
-	return v.pos == len(v.data)
+	switch {
+	case ok:
+		return isJSON
+	case v.deep:
+		return tooDeep
+	}
+	return notJSON
 }
 
-// maxDepth bounds nesting, as encoding/json does, so that a hostile line
-// of ten million brackets cannot exhaust the stack.
+// maxDepth bounds the nesting of arrays and objects, exactly as
+// encoding/json does (which reads the arguments after the check), so that
+// a hostile line of ten million brackets can exhaust neither the stack nor
+// the time: the check stops at the first bracket past it.
 const maxDepth = 10000
 
 type validator struct {
 	data []byte
 	pos  int
+	deep bool // the check stopped at nesting beyond maxDepth
 }
 
 func (v *validator) space() { v.pos = jsonlex.Space(v.data, v.pos) }
 
+// value checks the value at the cursor, inside depth arrays and objects.
 func (v *validator) value(depth int) bool {
-	if v.pos >= len(v.data) || depth > maxDepth {
+	if v.pos >= len(v.data) {
 		return false
 	}
 	switch c := v.data[v.pos]; {
+	case (c == '{' || c == '[') && depth >= maxDepth:
+		v.deep = true
+		return false
 	case c == '{':
 		return v.object(depth + 1)
 	case c == '[':

@@ -104,7 +104,7 @@ func (t *Tool) run(ctx context.Context, c Call) (Result, error) {
 	}
 	out, err := types.ToJSON(t.cmd.Return, v)
 	if err != nil {
-		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", t.cmd.Name, err)
 	}
 	var res Result
 	if t.cmd.Return.Kind == types.Record {
@@ -120,7 +120,7 @@ func (t *Tool) run(ctx context.Context, c Call) (Result, error) {
 		return Result{}, err
 	}
 	if res.Value, err = types.ToJSON(action.Return, v); err != nil {
-		return Result{}, fmt.Errorf("result of %s: %w", t.cmd.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", t.cmd.Name, err)
 	}
 	res.Text = string(res.Value)
 	if s, ok := v.(string); ok && action.Kind == "render" {
