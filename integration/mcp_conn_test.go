@@ -240,7 +240,7 @@ func (c *mcpConn) close() []*mcpReply {
 	for _, l := range notJSON {
 		c.t.Errorf("stdout carries a line that is not a JSON-RPC message: %q", l)
 	}
-	if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic:") {
+	if nexusCrashed(stderr) {
 		c.t.Errorf("nexus mcp crashed:\n%s", stderr)
 	}
 	c.p.in(c.t).checkClean()

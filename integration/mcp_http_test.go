@@ -173,7 +173,7 @@ func (s *httpServer) stop() {
 
 func (s *httpServer) checkNoCrash() {
 	s.t.Helper()
-	if text := s.stderrText(); strings.Contains(text, "goroutine ") || strings.Contains(text, "panic:") {
+	if text := s.stderrText(); nexusCrashed(text) {
 		s.t.Errorf("the server crashed:\nstderr:\n%s", text)
 	}
 }

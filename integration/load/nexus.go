@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,12 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/nexus-run/nexus/integration/procstat"
 	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
@@ -123,9 +122,9 @@ var (
 // the live heap: the samples taken during the load must not disturb it.
 func (s *nexusServer) snapshot(ctx context.Context, full bool) snapshot {
 	pid := s.cmd.Process.Pid
-	snap := snapshot{rss: rss(pid), goroutines: -1, heap: -1, sessions: -1}
-	for _, child := range children(pid) {
-		snap.pools = append(snap.pools, proc{pid: child, name: procName(child), rss: rss(child)})
+	snap := snapshot{rss: procstat.RSS(pid), goroutines: -1, heap: -1, sessions: -1}
+	for _, child := range procstat.Children(pid) {
+		snap.pools = append(snap.pools, proc{pid: child, name: procstat.PoolName(child), rss: procstat.RSS(child)})
 	}
 	if s.debug != "" {
 		if body, err := get(ctx, s.debug+"goroutine?debug=1"); err == nil {
@@ -207,78 +206,6 @@ func peak(a, b snapshot) snapshot {
 	}
 	a.pools = pools
 	return a
-}
-
-// ---------------------------------------------------------------------------
-// /proc
-
-// rss is a process's resident set from /proc/PID/status, in bytes.
-func rss(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// children lists the live processes whose parent is pid, in pid order: a
-// nexus server's pools.
-func children(pid int) []int {
-	var out []int
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		child, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, state, ok := stat(child); ok && ppid == pid && state != 'Z' {
-			out = append(out, child)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-// stat reads the parent pid and the state from /proc/PID/stat.
-func stat(pid int) (ppid int, state byte, ok bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	if len(fields) < 2 {
-		return 0, 0, false
-	}
-	ppid, err = strconv.Atoi(fields[1])
-	return ppid, fields[0][0], err == nil
-}
-
-func alive(pid int) bool {
-	_, state, ok := stat(pid)
-	return ok && state != 'Z'
-}
-
-// procName names a pool by its command line: "python3 .../pools/py/pool.py"
-// is the Python pool, ".../pools/cpp/pool" the C++ one.
-func procName(pid int) string {
-	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-	for _, a := range args {
-		if i := strings.Index(a, "/pools/"); i >= 0 {
-			return strings.SplitN(a[i+len("/pools/"):], "/", 2)[0]
-		}
-	}
-	return filepath.Base(args[0])
 }
 
 func pids(ps []proc) string {
