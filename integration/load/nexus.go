@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nexus-run/nexus/integration/procstat"
+	"github.com/nexus-run/nexus/integration/profiler"
 	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
@@ -37,7 +37,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	args := []string{c.server, launcher, "--http-port", "0", "--pool-calls", strconv.Itoa(c.poolCalls)}
 	cmd := exec.Command(nexus, args...)
 	cmd.Dir = filepath.Dir(launcher)
-	cmd.Env = append(os.Environ(), "NEXUS_DEBUG_ADDR=127.0.0.1:0")
+	cmd.Env = append(os.Environ(), profiler.Env)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -47,8 +47,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	}
 	s := &nexusServer{cmd: cmd, stderr: &pooltest.Buffer{}, exited: make(chan error, 1)}
 	serving := regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
-	profiler := regexp.MustCompile(`nexus: profiler on (http://\S+)`)
-	type addrs struct{ base, debug string }
+		type addrs struct{ base, debug string }
 	ready := make(chan addrs, 1)
 	go func() {
 		var debug string
@@ -56,7 +55,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(s.stderr, line)
-			if m := profiler.FindStringSubmatch(line); m != nil {
+			if m := profiler.Announced.FindStringSubmatch(line); m != nil {
 				debug = m[1] // printed before the server starts
 			}
 			if m := serving.FindStringSubmatch(line); m != nil {
@@ -112,11 +111,7 @@ type proc struct {
 	rss  int64
 }
 
-var (
-	goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
-	heapAlloc      = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)`)
-	mcpSessions    = regexp.MustCompile(`"mcp_sessions":\s*(\d+)`)
-)
+var mcpSessions = regexp.MustCompile(`"mcp_sessions":\s*(\d+)`)
 
 // snapshot reads the server's state. Only a full one forces a GC to read
 // the live heap: the samples taken during the load must not disturb it.
@@ -127,44 +122,17 @@ func (s *nexusServer) snapshot(ctx context.Context, full bool) snapshot {
 		snap.pools = append(snap.pools, proc{pid: child, name: procstat.PoolName(child), rss: procstat.RSS(child)})
 	}
 	if s.debug != "" {
-		if body, err := get(ctx, s.debug+"goroutine?debug=1"); err == nil {
-			if m := goroutineTotal.FindStringSubmatch(body); m != nil {
-				snap.goroutines, _ = strconv.Atoi(m[1])
-			}
-		}
+		snap.goroutines = profiler.Goroutines(ctx, s.debug)
 		if full {
-			// gc=1 runs a collection first, so HeapAlloc is what is live.
-			if body, err := get(ctx, s.debug+"heap?debug=1&gc=1"); err == nil {
-				if m := heapAlloc.FindStringSubmatch(body); m != nil {
-					snap.heap, _ = strconv.ParseInt(m[1], 10, 64)
-				}
-			}
+			snap.heap = profiler.LiveHeap(ctx, s.debug)
 		}
 	}
-	if body, err := get(ctx, s.base+"/health"); err == nil {
+	if body, err := profiler.Get(ctx, s.base+"/health"); err == nil {
 		if m := mcpSessions.FindStringSubmatch(body); m != nil {
 			snap.sessions, _ = strconv.Atoi(m[1])
 		}
 	}
 	return snap
-}
-
-func get(ctx context.Context, url string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return string(body), err
 }
 
 // backProblems says how after differs from before in what must come back:
