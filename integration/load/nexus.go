@@ -47,7 +47,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	}
 	s := &nexusServer{cmd: cmd, stderr: &pooltest.Buffer{}, exited: make(chan error, 1)}
 	serving := regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
-		type addrs struct{ base, debug string }
+	type addrs struct{ base, debug string }
 	ready := make(chan addrs, 1)
 	go func() {
 		var debug string
