@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nexus-run/nexus/integration/procstat"
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // The fault suite: the fault program (testdata/fault, also the soak
@@ -276,7 +277,7 @@ func httpCall(s *httpServer, t *testing.T, sid, tool string, arg any) (bool, str
 	if m.Error != nil {
 		return true, m.Error.Message
 	}
-	var res toolOutcome
+	var res rpcmsg.ToolResult
 	if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Content) != 1 || res.Content[0].Type != "text" {
 		t.Fatalf("%s %v: %.300s, want a result of one text block", tool, arg, r.body)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nexus-run/nexus/integration/machine"
 	"github.com/nexus-run/nexus/integration/modversion"
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 // env is what the report says about the machine and the software.
@@ -29,7 +29,7 @@ func describeEnv(ctx context.Context, c config, root string, servers []*server) 
 			e.rows = append(e.rows, [2]string{what, value})
 		}
 	}
-	for _, r := range machine.Host() {
+	for _, r := range runenv.Host() {
 		add(r[0], r[1])
 	}
 
@@ -39,13 +39,13 @@ func describeEnv(ctx context.Context, c config, root string, servers []*server) 
 	}
 	if s := has["fastmcp"]; s != nil {
 		python := s.stdio[0]
-		v := machine.FirstLine(ctx, python, "-c", "import importlib.metadata as m, platform; print(platform.python_version(), m.version('fastmcp'), m.version('mcp'))")
+		v := runenv.FirstLine(ctx, python, "-c", "import importlib.metadata as m, platform; print(platform.python_version(), m.version('fastmcp'), m.version('mcp'))")
 		if f := strings.Fields(v); len(f) == 3 {
 			add("FastMCP", "fastmcp "+f[1]+" (on the MCP Python SDK, mcp "+f[2]+"), Python "+f[0]+", in the venv integration/peers/.venv")
 		}
 	}
 	if has["nexus-py"] != nil {
-		v := machine.FirstLine(ctx, "python3", "-c", "import sys, grpc, msgpack; print(sys.version.split()[0], sys.executable, grpc.__version__, '.'.join(map(str, msgpack.version)))")
+		v := runenv.FirstLine(ctx, "python3", "-c", "import sys, grpc, msgpack; print(sys.version.split()[0], sys.executable, grpc.__version__, '.'.join(map(str, msgpack.version)))")
 		if f := strings.Fields(v); len(f) == 4 {
 			shim := ""
 			if p, err := exec.LookPath("python3"); err == nil && isScript(p) {
@@ -58,16 +58,16 @@ func describeEnv(ctx context.Context, c config, root string, servers []*server) 
 		sdk := filepath.Join(filepath.Dir(s.stdio[1]), "node_modules", "@modelcontextprotocol", "sdk", "package.json")
 		var pkg struct{ Version string }
 		if data, err := os.ReadFile(sdk); err == nil && json.Unmarshal(data, &pkg) == nil {
-			add("TypeScript SDK", "@modelcontextprotocol/sdk "+pkg.Version+", Node "+machine.FirstLine(ctx, s.stdio[0], "--version"))
+			add("TypeScript SDK", "@modelcontextprotocol/sdk "+pkg.Version+", Node "+runenv.FirstLine(ctx, s.stdio[0], "--version"))
 		}
 	}
 	if has["gosdk"] != nil {
 		add("Go SDK", "github.com/modelcontextprotocol/go-sdk "+modversion.Of("github.com/modelcontextprotocol/go-sdk"))
 	}
 	if has["nexus-cpp"] != nil {
-		add("C++ pool", machine.FirstLine(ctx, "g++", "--version"))
+		add("C++ pool", runenv.FirstLine(ctx, "g++", "--version"))
 	}
-	add("nexus", machine.Nexus(ctx, c.nexus, root))
+	add("nexus", runenv.Nexus(ctx, c.nexus, root))
 	return e
 }
 

@@ -44,7 +44,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nexus-run/nexus/integration/machine"
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 // config is what the flags set.
@@ -104,7 +104,7 @@ func main() {
 
 func run(ctx context.Context, c config, argv []string) error {
 	began := time.Now()
-	root, err := machine.RepoRoot()
+	root, err := runenv.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func run(ctx context.Context, c config, argv []string) error {
 		logf("  took %.0f s", time.Since(start).Seconds())
 	}
 
-	env.command = machine.CommandLine(argv, "./integration/peers", root)
+	env.command = runenv.CommandLine(argv, "./integration/peers", root)
 	env.date = began
 	env.elapsed = time.Since(began)
 	report := b.report(env)

@@ -28,30 +28,29 @@ var (
 
 // Goroutines is the nexus's goroutine count, -1 when it cannot be read.
 func Goroutines(ctx context.Context, base string) int {
-	body, err := Get(ctx, base+"goroutine?debug=1")
-	if err != nil {
-		return -1
-	}
-	m := goroutineTotal.FindStringSubmatch(body)
-	if m == nil {
-		return -1
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
+	return int(number(ctx, base+"goroutine?debug=1", goroutineTotal))
 }
 
 // LiveHeap is the nexus's HeapAlloc right after a garbage collection
 // (gc=1 runs one first), in bytes; -1 when it cannot be read.
 func LiveHeap(ctx context.Context, base string) int64 {
-	body, err := Get(ctx, base+"heap?debug=1&gc=1")
+	return number(ctx, base+"heap?debug=1&gc=1", heapAlloc)
+}
+
+// number is the number re finds in the page at url, -1 if none.
+func number(ctx context.Context, url string, re *regexp.Regexp) int64 {
+	body, err := Get(ctx, url)
 	if err != nil {
 		return -1
 	}
-	m := heapAlloc.FindStringSubmatch(body)
+	m := re.FindStringSubmatch(body)
 	if m == nil {
 		return -1
 	}
-	n, _ := strconv.ParseInt(m[1], 10, 64)
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return -1
+	}
 	return n
 }
 

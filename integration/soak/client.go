@@ -12,58 +12,25 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
-// protocol is the MCP revision both clients ask for.
-const protocol = "2025-06-18"
-
-// reply is one JSON-RPC response as it came: exactly one of result and
-// error, checked by parseMessage.
-type reply struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// errCorrupt marks what is not a JSON-RPC message where one must be: the
-// soak's worst finding, with wrong answers.
+// errCorrupt marks what is not a JSON-RPC message where one must be, or a
+// reply to no request: the soak's worst finding, with wrong answers.
 var errCorrupt = errors.New("protocol corruption")
 
 // errNoReply is a request answered 202 with no body, which only a call
 // the client cancelled may be.
 var errNoReply = errors.New("answered 202 Accepted with no body")
 
-// parseMessage strictly parses one message from the server (Go's
-// encoding/json, which refuses NaN, Infinity and every other extension): a
-// response with an id and exactly one of result and error, or a
-// notification (method is then set).
-func parseMessage(data []byte) (r reply, method string, err error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
-		return r, "", fmt.Errorf("%w: not JSON (%v): %.200s", errCorrupt, err, data)
+// parse strictly parses one message from the server.
+func parse(data []byte) (*rpcmsg.Reply, error) {
+	r, err := rpcmsg.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errCorrupt, err)
 	}
-	if string(members["jsonrpc"]) != `"2.0"` {
-		return r, "", fmt.Errorf("%w: no jsonrpc 2.0: %.200s", errCorrupt, data)
-	}
-	if m, ok := members["method"]; ok {
-		if err := json.Unmarshal(m, &method); err != nil {
-			return r, "", fmt.Errorf("%w: method not a string: %.200s", errCorrupt, data)
-		}
-		return r, method, nil
-	}
-	_, hasID := members["id"]
-	_, hasResult := members["result"]
-	_, hasError := members["error"]
-	if !hasID || hasResult == hasError {
-		return r, "", fmt.Errorf("%w: not a response (id, and one of result and error): %.200s", errCorrupt, data)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, "", fmt.Errorf("%w: %v: %.200s", errCorrupt, err, data)
-	}
-	return r, "", nil
+	return r, nil
 }
 
 // outcome is what a tools/call came to: a result's text, or a failure's
@@ -74,36 +41,15 @@ type outcome struct {
 }
 
 // toolOutcome reads a response to tools/call.
-func toolOutcome(r reply) (outcome, error) {
+func toolOutcome(r *rpcmsg.Reply) (outcome, error) {
 	if r.Error != nil {
 		return outcome{failed: true, text: fmt.Sprintf("JSON-RPC error %d: %s", r.Error.Code, r.Error.Message)}, nil
 	}
-	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
+	var res rpcmsg.ToolResult
 	if err := json.Unmarshal(r.Result, &res); err != nil || len(res.Content) != 1 || res.Content[0].Type != "text" {
 		return outcome{}, fmt.Errorf("%w: a tools/call result that is not one text block: %.200s", errCorrupt, r.Result)
 	}
 	return outcome{failed: res.IsError, text: res.Content[0].Text}, nil
-}
-
-func message(id any, method string, params any) []byte {
-	m := map[string]any{"jsonrpc": "2.0", "method": method}
-	if id != nil {
-		m["id"] = id
-	}
-	if params != nil {
-		m["params"] = params
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err) // only maps of strings and numbers come here
-	}
-	return b
 }
 
 func callParams(tool string, arg any) map[string]any {
@@ -111,7 +57,7 @@ func callParams(tool string, arg any) map[string]any {
 }
 
 var initializeParams = map[string]any{
-	"protocolVersion": protocol,
+	"protocolVersion": rpcmsg.Protocol,
 	"capabilities":    map[string]any{},
 	"clientInfo":      map[string]any{"name": "nexus-soak", "version": "0"},
 }
@@ -126,7 +72,7 @@ type stdioClient struct {
 	next    atomic.Int64
 
 	mu        sync.Mutex
-	waiting   map[string]chan reply
+	waiting   map[string]chan *rpcmsg.Reply
 	cancelled map[string]bool // ids given up on: a late reply is no corruption
 	late      int             // replies to cancelled requests
 	done      chan struct{}   // closed when stdout ends
@@ -134,7 +80,7 @@ type stdioClient struct {
 }
 
 func newStdioClient(stdin io.Writer, stdout io.Reader, corrupt func(error)) *stdioClient {
-	c := &stdioClient{stdin: stdin, waiting: map[string]chan reply{}, cancelled: map[string]bool{}, done: make(chan struct{}), corrupt: corrupt}
+	c := &stdioClient{stdin: stdin, waiting: map[string]chan *rpcmsg.Reply{}, cancelled: map[string]bool{}, done: make(chan struct{}), corrupt: corrupt}
 	go c.read(stdout)
 	return c
 }
@@ -154,12 +100,12 @@ func (c *stdioClient) read(stdout io.Reader) {
 }
 
 func (c *stdioClient) deliver(line []byte) {
-	r, method, err := parseMessage(line)
+	r, err := parse(line)
 	if err != nil {
 		c.corrupt(err)
 		return
 	}
-	if method != "" {
+	if r.Method != "" {
 		return // a notification: the server may send those
 	}
 	id := string(r.ID)
@@ -187,7 +133,7 @@ func (c *stdioClient) abandon(method string, params any) error {
 	c.mu.Lock()
 	c.cancelled[strconv.FormatInt(n, 10)] = true
 	c.mu.Unlock()
-	return c.send(message(n, method, params))
+	return c.send(rpcmsg.Encode(n, method, params))
 }
 
 func (c *stdioClient) send(msg []byte) error {
@@ -200,21 +146,21 @@ func (c *stdioClient) send(msg []byte) error {
 // request sends method and waits for its reply. When ctx ends first, the
 // request is cancelled with notifications/cancelled and ctx's error is
 // returned.
-func (c *stdioClient) request(ctx context.Context, method string, params any) (reply, error) {
+func (c *stdioClient) request(ctx context.Context, method string, params any) (*rpcmsg.Reply, error) {
 	n := c.next.Add(1)
 	id := strconv.FormatInt(n, 10)
-	ch := make(chan reply, 1)
+	ch := make(chan *rpcmsg.Reply, 1)
 	c.mu.Lock()
 	c.waiting[id] = ch
 	c.mu.Unlock()
-	if err := c.send(message(n, method, params)); err != nil {
-		return reply{}, fmt.Errorf("write to nexus: %w", err)
+	if err := c.send(rpcmsg.Encode(n, method, params)); err != nil {
+		return nil, fmt.Errorf("write to nexus: %w", err)
 	}
 	select {
 	case r := <-ch:
 		return r, nil
 	case <-c.done:
-		return reply{}, errors.New("nexus closed its stdout")
+		return nil, errors.New("nexus closed its stdout")
 	case <-ctx.Done():
 		c.mu.Lock()
 		_, stillWaiting := c.waiting[id]
@@ -224,9 +170,9 @@ func (c *stdioClient) request(ctx context.Context, method string, params any) (r
 		}
 		c.mu.Unlock()
 		if stillWaiting {
-			c.send(message(nil, "notifications/cancelled", map[string]any{"requestId": n, "reason": "soak: cancelled"}))
+			c.send(rpcmsg.Encode(nil, "notifications/cancelled", map[string]any{"requestId": n, "reason": "soak: cancelled"}))
 		}
-		return reply{}, ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
@@ -238,7 +184,7 @@ func (c *stdioClient) handshake(ctx context.Context) error {
 	if r.Error != nil {
 		return fmt.Errorf("initialize: %s", r.Error.Message)
 	}
-	return c.send(message(nil, "notifications/initialized", nil))
+	return c.send(rpcmsg.Encode(nil, "notifications/initialized", nil))
 }
 
 func (c *stdioClient) call(ctx context.Context, tool string, arg any) (outcome, error) {
@@ -276,7 +222,7 @@ func openSession(ctx context.Context, hc *http.Client, endpoint string) (*httpSe
 	if s.id = hdr.Get("Mcp-Session-Id"); s.id == "" {
 		return nil, errors.New("initialize answered no Mcp-Session-Id")
 	}
-	resp, err := s.do(ctx, message(nil, "notifications/initialized", nil))
+	resp, err := s.do(ctx, rpcmsg.Encode(nil, "notifications/initialized", nil))
 	if err != nil {
 		return nil, err
 	}
@@ -288,50 +234,44 @@ func openSession(ctx context.Context, hc *http.Client, endpoint string) (*httpSe
 }
 
 func (s *httpSession) do(ctx context.Context, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
+	req, err := rpcmsg.NewPost(ctx, s.endpoint, s.id, body)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.id != "" {
-		req.Header.Set("Mcp-Session-Id", s.id)
-		req.Header.Set("Mcp-Protocol-Version", protocol)
 	}
 	return s.hc.Do(req)
 }
 
 // post sends a request and reads its reply, which must come as JSON.
-func (s *httpSession) post(ctx context.Context, method string, params any) (reply, http.Header, error) {
+func (s *httpSession) post(ctx context.Context, method string, params any) (*rpcmsg.Reply, http.Header, error) {
 	return s.postID(ctx, s.next.Add(1), method, params)
 }
 
-func (s *httpSession) postID(ctx context.Context, id int64, method string, params any) (reply, http.Header, error) {
-	resp, err := s.do(ctx, message(id, method, params))
+func (s *httpSession) postID(ctx context.Context, id int64, method string, params any) (*rpcmsg.Reply, http.Header, error) {
+	resp, err := s.do(ctx, rpcmsg.Encode(id, method, params))
 	if err != nil {
-		return reply{}, nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return reply{}, nil, fmt.Errorf("%s: reading the reply: %w", method, err)
+		return nil, nil, fmt.Errorf("%s: reading the reply: %w", method, err)
 	}
 	if resp.StatusCode == http.StatusAccepted && len(body) == 0 {
 		// How a call the client cancelled is answered (docs/mcp.md).
-		return reply{}, nil, errNoReply
+		return nil, nil, errNoReply
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-		return reply{}, nil, fmt.Errorf("%w: %s answered %s with Content-Type %q: %.200s", errCorrupt, method, resp.Status, ct, body)
+		return nil, nil, fmt.Errorf("%w: %s answered %s with Content-Type %q: %.200s", errCorrupt, method, resp.Status, ct, body)
 	}
-	r, _, err := parseMessage(body)
+	r, err := parse(body)
 	if err != nil {
-		return reply{}, nil, err
+		return nil, nil, err
 	}
 	if string(r.ID) != strconv.FormatInt(id, 10) && resp.StatusCode == http.StatusOK {
-		return reply{}, nil, fmt.Errorf("%w: %s: the reply's id is %s, want %d", errCorrupt, method, r.ID, id)
+		return nil, nil, fmt.Errorf("%w: %s: the reply's id is %s, want %d", errCorrupt, method, r.ID, id)
 	}
 	if resp.StatusCode != http.StatusOK && r.Error == nil {
-		return reply{}, nil, fmt.Errorf("%w: %s answered %s with no JSON-RPC error: %.200s", errCorrupt, method, resp.Status, body)
+		return nil, nil, fmt.Errorf("%w: %s answered %s with no JSON-RPC error: %.200s", errCorrupt, method, resp.Status, body)
 	}
 	return r, resp.Header, nil
 }
@@ -346,7 +286,7 @@ func (s *httpSession) call(ctx context.Context, tool string, arg any) (outcome, 
 
 // notify posts a notification, which is answered 202 with no body.
 func (s *httpSession) notify(ctx context.Context, method string, params any) error {
-	resp, err := s.do(ctx, message(nil, method, params))
+	resp, err := s.do(ctx, rpcmsg.Encode(nil, method, params))
 	if err != nil {
 		return err
 	}
@@ -364,7 +304,7 @@ func (s *httpSession) end(ctx context.Context) error {
 		return err
 	}
 	req.Header.Set("Mcp-Session-Id", s.id)
-	req.Header.Set("Mcp-Protocol-Version", protocol)
+	req.Header.Set("Mcp-Protocol-Version", rpcmsg.Protocol)
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		return err

@@ -47,7 +47,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nexus-run/nexus/integration/machine"
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 type config struct {
@@ -96,7 +96,7 @@ func run(c config, argv []string) (bool, error) {
 	// Set-up, the load, settling and stopping, each bounded.
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration+c.settle+5*time.Minute)
 	defer cancel()
-	root, err := machine.RepoRoot()
+	root, err := runenv.RepoRoot()
 	if err != nil {
 		return false, err
 	}
@@ -111,15 +111,15 @@ func run(c config, argv []string) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(work)
-	launcher, err := buildProgram(ctx, c.nexus, root, work)
+	launcher, err := runenv.MakeProgram(ctx, c.nexus, filepath.Join(root, "integration", "testdata", "fault"), filepath.Join(work, "prog"), "faults")
 	if err != nil {
 		return false, err
 	}
-	e := env{date: began, command: machine.CommandLine(argv, "./integration/soak", root), rows: machine.Host(), seed: c.seed}
+	e := env{date: began, command: runenv.CommandLine(argv, "./integration/soak", root), rows: runenv.Host(), seed: c.seed}
 	e.rows = append(e.rows,
-		machine.Row{"nexus", machine.Nexus(ctx, c.nexus, root)},
-		machine.Row{"Python pool", machine.FirstLine(ctx, "python3", "--version")},
-		machine.Row{"C++ pool", machine.FirstLine(ctx, "g++", "--version")})
+		runenv.Row{"nexus", runenv.Nexus(ctx, c.nexus, root)},
+		runenv.Row{"Python pool", runenv.FirstLine(ctx, "python3", "--version")},
+		runenv.Row{"C++ pool", runenv.FirstLine(ctx, "g++", "--version")})
 
 	s := &soak{c: c, launcher: launcher, work: work, st: newStats(), hugeWant: jsonString(strings.Repeat("x", hugeMB<<20))}
 	corrupt := func(name string) func(error) { return func(err error) { s.st.corrupted(name, err) } }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nexus-run/nexus/integration/machine"
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 // env is what the report says about the run and where it ran.
@@ -16,7 +16,7 @@ type env struct {
 	elapsed time.Duration
 	command string
 	seed    uint64
-	rows    []machine.Row
+	rows    []runenv.Row
 }
 
 // results is everything the report shows.
@@ -205,16 +205,10 @@ func mib(n int64) string {
 	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
 
+// dur is runenv.Dur, with a dash for no duration at all.
 func dur(d time.Duration) string {
-	switch {
-	case d == 0:
+	if d == 0 {
 		return "—"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	}
-	return fmt.Sprintf("%.2f s", d.Seconds())
+	return runenv.Dur(d)
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -458,31 +456,6 @@ func percentile(ds []time.Duration, q float64) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[min(len(s)-1, int(q*float64(len(s))))]
-}
-
-// buildProgram copies the fault program of integration/testdata/fault
-// into dir and builds it there with `nexus make`.
-func buildProgram(ctx context.Context, nexus, root, dir string) (string, error) {
-	src := filepath.Join(root, "integration", "testdata", "fault")
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
-			return "", err
-		}
-	}
-	cmd := exec.CommandContext(ctx, nexus, "make", "-o", "faults", "main.loc")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("nexus make the fault program: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "faults"), nil
 }
 
 func jsonString(s string) string {

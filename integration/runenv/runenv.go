@@ -1,13 +1,15 @@
-// Package machine describes where a benchmark or soak command ran, for the
-// reports of `make peers` and `make soak`: the repository it ran in, the
-// command line as a user would type it, the machine (CPU, memory, OS, Go)
-// and the nexus binary (version and commit).
-package machine
+// Package runenv is what the benchmark and soak commands (`make peers`,
+// `make soak`) share about their run: the repository they run in, the
+// programs they build there with `nexus make`, and, for their reports, the
+// command line as a user would type it, the machine (CPU, memory, OS, Go),
+// the nexus binary (version and commit) and durations as people read them.
+package runenv
 
 import (
 	"context"
 	"debug/buildinfo"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,6 +102,48 @@ func Nexus(ctx context.Context, nexus, root string) string {
 		v += " (its sources had uncommitted changes as the run began)"
 	}
 	return v
+}
+
+// MakeProgram copies the program in src (its .loc file and sources) to
+// dst and builds it there with `nexus make -o NAME`; it returns the
+// launcher's path.
+func MakeProgram(ctx context.Context, nexus, src, dst, name string) (string, error) {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", err
+	}
+	files, err := os.ReadDir(src)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(src, f.Name()))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dst, f.Name()), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, nexus, "make", "-o", name, "main.loc")
+	cmd.Dir = dst
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("nexus make %s: %w\n%s", src, err, out)
+	}
+	return filepath.Join(dst, name), nil
+}
+
+// Dur writes a duration as the reports do: µs below a millisecond, ms
+// with two decimals below ten and one below a second, then seconds.
+func Dur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
 // ProcField is the value of the first "key: value" (or key=value) line
