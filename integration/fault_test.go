@@ -149,7 +149,7 @@ func TestFaults(t *testing.T) {
 				call := func(t *testing.T, tool string, arg any) (bool, string) {
 					return stdioCall(c, t, tool, arg)
 				}
-				threads := threadWatch(t, c.cmd.Process.Pid, func() { call(t, "ok_"+lang, 1) })
+				threads := threadWatch(t, c.cmd.Process.Pid, func() { wantOK(t, lang, call) })
 				runFaults(t, lang, group, true, call)
 				threads(t)
 				c.t = t
@@ -165,7 +165,7 @@ func TestFaults(t *testing.T) {
 				call := func(t *testing.T, tool string, arg any) (bool, string) {
 					return httpCall(s, t, sid, tool, arg)
 				}
-				threads := threadWatch(t, s.cmd.Process.Pid, func() { call(t, "ok_"+lang, 1) })
+				threads := threadWatch(t, s.cmd.Process.Pid, func() { wantOK(t, lang, call) })
 				runFaults(t, lang, group, true, call)
 				threads(t)
 				s.t = t
@@ -187,10 +187,16 @@ func runFaults(t *testing.T, lang string, group []fault, mcp bool, call faultCal
 			tool := f.fn + "_" + lang
 			failed, text := call(t, tool, f.arg)
 			f.check(t, tool, failed, text)
-			if failed, text := call(t, "ok_"+lang, 21); failed || text != "42" {
-				t.Errorf("ok_%s 21 after %s: failed %v, %q; want 42", lang, f.name, failed, text)
-			}
+			wantOK(t, lang, call)
 		})
+	}
+}
+
+// wantOK calls the working function of lang, which must answer right.
+func wantOK(t *testing.T, lang string, call faultCaller) {
+	t.Helper()
+	if failed, text := call(t, "ok_"+lang, 21); failed || text != "42" {
+		t.Errorf("ok_%s 21: failed %v, %q; want 42", lang, failed, text)
 	}
 }
 
@@ -265,7 +271,7 @@ func stdioCall(c *mcpConn, t *testing.T, tool string, arg any) (bool, string) {
 }
 
 // httpCall calls tool in session sid of s; the reply must be one JSON-RPC
-// message in a JSON body, strictly parsed.
+// response in a JSON body, strictly parsed.
 func httpCall(s *httpServer, t *testing.T, sid, tool string, arg any) (bool, string) {
 	t.Helper()
 	s.t = t
@@ -273,7 +279,13 @@ func httpCall(s *httpServer, t *testing.T, sid, tool string, arg any) (bool, str
 	if r.status != http.StatusOK {
 		t.Fatalf("%s %v: %.300v, want 200", tool, arg, r)
 	}
-	m := rpcOf(t, r)
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("%s %v: Content-Type %q, want application/json", tool, arg, ct)
+	}
+	m, err := rpcmsg.Parse(r.body)
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, arg, err)
+	}
 	if m.Error != nil {
 		return true, m.Error.Message
 	}

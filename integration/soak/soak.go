@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -158,7 +158,8 @@ func (s *soak) inject(ctx context.Context, srv *server, kind, lang, how string) 
 			return // not started, or just killed: nothing to inject
 		}
 		srv.died(lang)
-		ok = syscall.Kill(pid, syscall.SIGKILL) == nil
+		proc, err := os.FindProcess(pid)
+		ok = err == nil && proc.Kill() == nil // SIGKILL
 		detail = "SIGKILL to the " + lang + " pool"
 	case faultCrash:
 		srv.died(lang)
