@@ -1,12 +1,13 @@
 # The two commands a newcomer needs: `make demo` (install what is needed,
 # build nexus, run the example) and `make test` (the whole test suite, as CI
 # runs it). `make bench` prints the benchmark tables of the README, and
-# `make load` runs the MCP load test over HTTP.
+# `make load` runs the MCP load test over HTTP, and `make soak` the
+# ten-minute chaos soak.
 
 GO      ?= go
 NEXUS   := $(CURDIR)/bin/nexus
 
-.PHONY: all setup build demo test lint cross bench load peers proto clean
+.PHONY: all setup build demo test lint cross bench load peers soak proto clean
 
 all: build
 
@@ -57,6 +58,13 @@ load: setup build
 # docs/benchmarks.md. The first run installs FastMCP into a private venv.
 peers: setup build
 	$(GO) run ./integration/peers -nexus $(NEXUS)
+
+# The soak: ten minutes of mixed concurrent calls over stdio and HTTP
+# against the fault program, with pools killed, crashes, timeouts,
+# cancellations and disconnects injected; every answer checked. Writes
+# docs/soak.md; loopback only.
+soak: setup build
+	$(GO) run ./integration/soak -nexus $(NEXUS) -duration 10m
 
 # Regenerates proto/*.pb.go from proto/pool.proto, with protoc from setup
 # and the Go plugins at the versions the committed files were made with.

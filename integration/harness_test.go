@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/procstat"
 )
 
 // nexusBin is the nexus binary built once for the whole test run.
@@ -93,7 +96,7 @@ func makeFails(t *testing.T, fs files) string {
 	if res.code == 0 {
 		t.Fatalf("nexus make succeeded, want a build error")
 	}
-	if strings.Contains(res.stderr, "goroutine ") || strings.Contains(res.stderr, "panic:") {
+	if nexusCrashed(res.stderr) {
 		t.Fatalf("nexus make crashed:\n%s", res.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "prog")); err == nil {
@@ -141,7 +144,7 @@ func (p *program) runStdin(stdin []byte, args ...string) result {
 	p.t.Helper()
 	cmd := append([]string{"env", "TMPDIR=" + p.tmp, p.launcher}, args...)
 	res := runIn(p.t, p.t.TempDir(), stdin, cmd[0], cmd[1:]...)
-	if strings.Contains(res.stderr, "goroutine ") || strings.Contains(res.stderr, "panic:") {
+	if nexusCrashed(res.stderr) {
 		p.t.Fatalf("%v crashed:\n%s", args, res.stderr)
 	}
 	p.checkClean()
@@ -171,8 +174,10 @@ func (p *program) fails(code int, args ...string) string {
 	return res.stderr
 }
 
-// checkClean fails the test when a pool process of this program is still
-// running or something is left in its temp folder.
+// checkClean fails the test when a pool process of this run is still
+// running or something is left in its temp folder. The processes of a run
+// are those of the program that carry its TMPDIR, so that runs of one
+// program side by side, each with its own temp folder, are told apart.
 func (p *program) checkClean() {
 	p.t.Helper()
 	build := p.launcher + "-build"
@@ -180,7 +185,7 @@ func (p *program) checkClean() {
 	// take a moment to be reaped; give it a short while.
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		procs := processesMentioning(build)
+		procs := processesMentioning(build, "TMPDIR="+p.tmp)
 		if len(procs) == 0 {
 			break
 		}
@@ -202,32 +207,36 @@ func (p *program) checkClean() {
 	}
 }
 
-// processesMentioning lists the live processes whose command line contains s.
-func processesMentioning(s string) []string {
+// nexusCrash is what a Go crash of nexus itself prints: a panic, or a
+// traceback through nexus's own code. A Go pool that dies of a fatal
+// error (a stack overflow, say) prints a traceback too, but through the
+// pool runtime's code and the user's, which is the user's failure, not a
+// crash of nexus.
+var nexusCrash = regexp.MustCompile(`(?m)^panic: |^github\.com/nexus-run/nexus/(internal|cmd)/`)
+
+// nexusCrashed reports whether stderr shows nexus crashing.
+func nexusCrashed(stderr string) bool { return nexusCrash.MatchString(stderr) }
+
+// processesMentioning lists the live processes whose command line
+// contains s and, if env is given, whose environment holds each of env's
+// NAME=value entries.
+func processesMentioning(s string, env ...string) []string {
 	var found []string
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		if d.Name()[0] < '0' || d.Name()[0] > '9' {
+	for _, pid := range procstat.PIDs() {
+		if !procstat.Alive(pid) {
 			continue
 		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err != nil {
+		line := strings.Join(procstat.Cmdline(pid), " ")
+		if !strings.Contains(line, s) {
 			continue
 		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if isZombie(stat) {
-			continue
+		all := true
+		for _, kv := range env {
+			all = all && procstat.Environ(pid, kv)
 		}
-		line := strings.ReplaceAll(string(cmdline), "\x00", " ")
-		if strings.Contains(line, s) {
-			found = append(found, d.Name()+": "+line)
+		if all {
+			found = append(found, fmt.Sprintf("%d: %s", pid, line))
 		}
 	}
 	return found
-}
-
-// isZombie reads the state field of /proc/PID/stat.
-func isZombie(stat []byte) bool {
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }

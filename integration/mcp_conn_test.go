@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // mcpConn is a client of `nexus mcp` that speaks raw JSON lines over the
@@ -33,15 +35,7 @@ type mcpConn struct {
 }
 
 // mcpReply is one message the server wrote.
-type mcpReply struct {
-	Line   string          `json:"-"` // the line as it came
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
+type mcpReply struct{ rpcmsg.Reply }
 
 // startMCPConn starts `nexus mcp [flags] PROG` for p with TMPDIR pointed at
 // p's private temp folder. The process is killed when the test ends if it
@@ -106,26 +100,11 @@ func (c *mcpConn) readStdout(r *os.File) {
 // parseReply reads a stdout line as a JSON-RPC message from the server: a
 // response (an id and exactly one of result and error) or a notification.
 func parseReply(line string) (*mcpReply, bool) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(line), &members); err != nil {
+	r, err := rpcmsg.Parse([]byte(line))
+	if err != nil {
 		return nil, false
 	}
-	if string(members["jsonrpc"]) != `"2.0"` {
-		return nil, false
-	}
-	_, hasID := members["id"]
-	_, hasResult := members["result"]
-	_, hasError := members["error"]
-	_, hasMethod := members["method"]
-	if !hasMethod && (!hasID || hasResult == hasError) {
-		return nil, false
-	}
-	r := &mcpReply{Line: line}
-	if err := json.Unmarshal([]byte(line), r); err != nil {
-		return nil, false
-	}
-	r.ID = compactJSON(r.ID)
-	return r, true
+	return &mcpReply{*r}, true
 }
 
 // send writes raw lines to the server's stdin, in one write so that they
@@ -139,18 +118,7 @@ func (c *mcpConn) send(lines ...string) {
 
 // rpcLine encodes one JSON-RPC message; a nil id makes a notification.
 func rpcLine(id any, method string, params any) string {
-	m := map[string]any{"jsonrpc": "2.0", "method": method}
-	if id != nil {
-		m["id"] = id
-	}
-	if params != nil {
-		m["params"] = params
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err) // the tests only pass values that marshal
-	}
-	return string(b)
+	return string(rpcmsg.Encode(id, method, params))
 }
 
 // request sends a request and waits for its reply.
@@ -240,7 +208,7 @@ func (c *mcpConn) close() []*mcpReply {
 	for _, l := range notJSON {
 		c.t.Errorf("stdout carries a line that is not a JSON-RPC message: %q", l)
 	}
-	if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic:") {
+	if nexusCrashed(stderr) {
 		c.t.Errorf("nexus mcp crashed:\n%s", stderr)
 	}
 	c.p.in(c.t).checkClean()
@@ -289,23 +257,13 @@ func (p *program) in(t *testing.T) *program {
 	return &q
 }
 
-// mcpToolResult is a tools/call result as it came.
-type mcpToolResult struct {
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-}
-
 // tool reads r as the result of a tools/call that must have one text block.
-func (r *mcpReply) tool(t *testing.T) mcpToolResult {
+func (r *mcpReply) tool(t *testing.T) rpcmsg.ToolResult {
 	t.Helper()
 	if r.Error != nil || r.Result == nil {
 		t.Fatalf("want a tools/call result, got %s", r.Line)
 	}
-	var res mcpToolResult
+	var res rpcmsg.ToolResult
 	if err := json.Unmarshal(r.Result, &res); err != nil {
 		t.Fatalf("tools/call result %s: %v", r.Result, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // The Streamable HTTP side of MCP (docs/mcp.md, "Streamable HTTP"), end to
@@ -173,7 +174,7 @@ func (s *httpServer) stop() {
 
 func (s *httpServer) checkNoCrash() {
 	s.t.Helper()
-	if text := s.stderrText(); strings.Contains(text, "goroutine ") || strings.Contains(text, "panic:") {
+	if text := s.stderrText(); nexusCrashed(text) {
 		s.t.Errorf("the server crashed:\nstderr:\n%s", text)
 	}
 }
@@ -266,23 +267,13 @@ func (s *httpServer) initialize(header ...string) string {
 	return sid
 }
 
-// rpcReply is a JSON-RPC reply as it came.
-type rpcReply struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 // rpcOf reads r as a JSON reply holding one JSON-RPC message.
-func rpcOf(t *testing.T, r httpReply) rpcReply {
+func rpcOf(t *testing.T, r httpReply) rpcmsg.Reply {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("reply %v: Content-Type %q, want application/json", r, ct)
 	}
-	var m rpcReply
+	var m rpcmsg.Reply
 	if err := json.Unmarshal(r.body, &m); err != nil {
 		t.Fatalf("reply %v: not JSON-RPC: %v", r, err)
 	}
@@ -309,22 +300,12 @@ func wantRPCError(t *testing.T, what string, r httpReply, status int, id string,
 	}
 }
 
-// toolOutcome is a CallToolResult as JSON, however a client got it.
-type toolOutcome struct {
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-}
-
 // checkCallJSON compares what a client got for c, a CallToolResult as
 // JSON, with what c wants; a record result comes with structuredContent,
 // as the clients here all speak 2025-06-18.
 func checkCallJSON(t *testing.T, who string, c sdkCall, got []byte) {
 	t.Helper()
-	var res toolOutcome
+	var res rpcmsg.ToolResult
 	if err := json.Unmarshal(got, &res); err != nil || len(res.Content) != 1 || res.Content[0].Type != "text" {
 		t.Errorf("%s: %s %v: got %s, want one text block", who, c.tool, c.args, got)
 		return
@@ -622,7 +603,7 @@ func TestHTTPTransport(t *testing.T) {
 			r.status, r.header.Get("Content-Type"), body, prefix, suffix)
 	} else {
 		data := strings.TrimSuffix(strings.TrimPrefix(body, prefix), suffix)
-		var m rpcReply
+		var m rpcmsg.Reply
 		if strings.Contains(data, "\n") || json.Unmarshal([]byte(data), &m) != nil || string(m.ID) != "3" || !equalJSON(m.Result,
 			[]byte(`{"content":[{"type":"text","text":"{\"x\":4,\"y\":8}"}],"structuredContent":{"x":4,"y":8}}`)) {
 			t.Errorf("event data: %q", data)

@@ -160,7 +160,7 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 	if err := s.close(); err != nil {
 		t.Errorf("nexus mcp did not exit cleanly once the client closed stdin: %v\nstderr:\n%s", err, s.stderr.String())
 	}
-	if stderr := s.stderr.String(); strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic:") {
+	if stderr := s.stderr.String(); nexusCrashed(stderr) {
 		t.Errorf("nexus mcp crashed:\n%s", stderr)
 	}
 	p.checkClean()

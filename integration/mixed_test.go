@@ -11,7 +11,12 @@ import (
 // very program the README shows.
 func exampleFiles(t *testing.T, name string) files {
 	t.Helper()
-	dir := filepath.Join("..", "examples", name)
+	return dirFiles(t, filepath.Join("..", "examples", name))
+}
+
+// dirFiles reads the program in dir: its .loc file and sources.
+func dirFiles(t *testing.T, dir string) files {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // nexus serve: several programs behind one endpoint, and beside MCP the
@@ -261,7 +263,7 @@ func TestServeJSONAPI(t *testing.T) {
 	// program is unaffected.
 	sid := s.initialize()
 	r := s.rpc(sid, 1, "tools/call", map[string]any{"name": "broken__ping", "arguments": map[string]any{"x": 1}})
-	var res toolOutcome
+	var res rpcmsg.ToolResult
 	if m := rpcOf(t, r); r.status != http.StatusOK || json.Unmarshal(m.Result, &res) != nil || !res.IsError ||
 		len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, why) {
 		t.Errorf("tools/call broken__ping: %v, want isError saying %q", r, why)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -77,7 +76,7 @@ func tsClient(t *testing.T, transport []string, ops ...tsOp) tsSession {
 	if res.code != 0 {
 		t.Fatalf("mcp client %v: exit %d\n%s", transport, res.code, res.stderr)
 	}
-	if strings.Contains(res.stderr, "goroutine ") || strings.Contains(res.stderr, "panic:") {
+	if nexusCrashed(res.stderr) {
 		t.Fatalf("mcp server %v crashed:\n%s", transport, res.stderr)
 	}
 	var s tsSession

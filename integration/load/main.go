@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/nexus-run/nexus/integration/modversion"
+	"github.com/nexus-run/nexus/integration/procstat"
 )
 
 type config struct {
@@ -251,7 +252,7 @@ func run(ctx context.Context, c config) ([]string, error) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	for _, p := range mem.before.pools {
-		if alive(p.pid) {
+		if procstat.Alive(p.pid) {
 			problems = append(problems, fmt.Sprintf("pool %d (%s) still running after nexus stopped", p.pid, p.name))
 		}
 	}

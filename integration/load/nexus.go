@@ -2,22 +2,21 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/nexus-run/nexus/integration/procstat"
+	"github.com/nexus-run/nexus/integration/profiler"
 	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
@@ -38,7 +37,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	args := []string{c.server, launcher, "--http-port", "0", "--pool-calls", strconv.Itoa(c.poolCalls)}
 	cmd := exec.Command(nexus, args...)
 	cmd.Dir = filepath.Dir(launcher)
-	cmd.Env = append(os.Environ(), "NEXUS_DEBUG_ADDR=127.0.0.1:0")
+	cmd.Env = append(os.Environ(), profiler.Env)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -48,7 +47,6 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	}
 	s := &nexusServer{cmd: cmd, stderr: &pooltest.Buffer{}, exited: make(chan error, 1)}
 	serving := regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
-	profiler := regexp.MustCompile(`nexus: profiler on (http://\S+)`)
 	type addrs struct{ base, debug string }
 	ready := make(chan addrs, 1)
 	go func() {
@@ -57,7 +55,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(s.stderr, line)
-			if m := profiler.FindStringSubmatch(line); m != nil {
+			if m := profiler.Announced.FindStringSubmatch(line); m != nil {
 				debug = m[1] // printed before the server starts
 			}
 			if m := serving.FindStringSubmatch(line); m != nil {
@@ -113,59 +111,28 @@ type proc struct {
 	rss  int64
 }
 
-var (
-	goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
-	heapAlloc      = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)`)
-	mcpSessions    = regexp.MustCompile(`"mcp_sessions":\s*(\d+)`)
-)
+var mcpSessions = regexp.MustCompile(`"mcp_sessions":\s*(\d+)`)
 
 // snapshot reads the server's state. Only a full one forces a GC to read
 // the live heap: the samples taken during the load must not disturb it.
 func (s *nexusServer) snapshot(ctx context.Context, full bool) snapshot {
 	pid := s.cmd.Process.Pid
-	snap := snapshot{rss: rss(pid), goroutines: -1, heap: -1, sessions: -1}
-	for _, child := range children(pid) {
-		snap.pools = append(snap.pools, proc{pid: child, name: procName(child), rss: rss(child)})
+	snap := snapshot{rss: procstat.RSS(pid), goroutines: -1, heap: -1, sessions: -1}
+	for _, child := range procstat.Children(pid) {
+		snap.pools = append(snap.pools, proc{pid: child, name: procstat.PoolName(child), rss: procstat.RSS(child)})
 	}
 	if s.debug != "" {
-		if body, err := get(ctx, s.debug+"goroutine?debug=1"); err == nil {
-			if m := goroutineTotal.FindStringSubmatch(body); m != nil {
-				snap.goroutines, _ = strconv.Atoi(m[1])
-			}
-		}
+		snap.goroutines = profiler.Goroutines(ctx, s.debug)
 		if full {
-			// gc=1 runs a collection first, so HeapAlloc is what is live.
-			if body, err := get(ctx, s.debug+"heap?debug=1&gc=1"); err == nil {
-				if m := heapAlloc.FindStringSubmatch(body); m != nil {
-					snap.heap, _ = strconv.ParseInt(m[1], 10, 64)
-				}
-			}
+			snap.heap = profiler.LiveHeap(ctx, s.debug)
 		}
 	}
-	if body, err := get(ctx, s.base+"/health"); err == nil {
+	if body, err := profiler.Get(ctx, s.base+"/health"); err == nil {
 		if m := mcpSessions.FindStringSubmatch(body); m != nil {
 			snap.sessions, _ = strconv.Atoi(m[1])
 		}
 	}
 	return snap
-}
-
-func get(ctx context.Context, url string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return string(body), err
 }
 
 // backProblems says how after differs from before in what must come back:
@@ -207,78 +174,6 @@ func peak(a, b snapshot) snapshot {
 	}
 	a.pools = pools
 	return a
-}
-
-// ---------------------------------------------------------------------------
-// /proc
-
-// rss is a process's resident set from /proc/PID/status, in bytes.
-func rss(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// children lists the live processes whose parent is pid, in pid order: a
-// nexus server's pools.
-func children(pid int) []int {
-	var out []int
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		child, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, state, ok := stat(child); ok && ppid == pid && state != 'Z' {
-			out = append(out, child)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-// stat reads the parent pid and the state from /proc/PID/stat.
-func stat(pid int) (ppid int, state byte, ok bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	if len(fields) < 2 {
-		return 0, 0, false
-	}
-	ppid, err = strconv.Atoi(fields[1])
-	return ppid, fields[0][0], err == nil
-}
-
-func alive(pid int) bool {
-	_, state, ok := stat(pid)
-	return ok && state != 'Z'
-}
-
-// procName names a pool by its command line: "python3 .../pools/py/pool.py"
-// is the Python pool, ".../pools/cpp/pool" the C++ one.
-func procName(pid int) string {
-	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-	for _, a := range args {
-		if i := strings.Index(a, "/pools/"); i >= 0 {
-			return strings.SplitN(a[i+len("/pools/"):], "/", 2)[0]
-		}
-	}
-	return filepath.Base(args[0])
 }
 
 func pids(ps []proc) string {

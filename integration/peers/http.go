@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/nexus-run/nexus/internal/osproc"
+
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // httpServer is a server started as a child process that serves MCP over
@@ -167,16 +169,11 @@ func (s *httpSession) end(ctx context.Context) error {
 }
 
 func (s *httpSession) do(ctx context.Context, method string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, s.c.endpoint, bytes.NewReader(body))
+	req, err := rpcmsg.NewPost(ctx, s.c.endpoint, s.id, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.id != "" {
-		req.Header.Set("Mcp-Session-Id", s.id)
-		req.Header.Set("Mcp-Protocol-Version", protocol)
-	}
+	req.Method = method
 	return s.c.hc.Do(req)
 }
 

@@ -42,8 +42,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 // config is what the flags set.
@@ -103,7 +104,7 @@ func main() {
 
 func run(ctx context.Context, c config, argv []string) error {
 	began := time.Now()
-	root, err := repoRoot()
+	root, err := runenv.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ func run(ctx context.Context, c config, argv []string) error {
 		logf("  took %.0f s", time.Since(start).Seconds())
 	}
 
-	env.command = strings.ReplaceAll(commandLine(argv), root+string(filepath.Separator), "")
+	env.command = runenv.CommandLine(argv, "./integration/peers", root)
 	env.date = began
 	env.elapsed = time.Since(began)
 	report := b.report(env)
@@ -163,36 +164,6 @@ func run(ctx context.Context, c config, argv []string) error {
 		return fmt.Errorf("%d failure(s):\n%w", len(errs), errors.Join(errs...))
 	}
 	return nil
-}
-
-// repoRoot is the nearest directory at or above the working directory
-// holding this module's go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.Contains(string(data), "module github.com/nexus-run/nexus\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("run this inside the nexus repository (no go.mod of github.com/nexus-run/nexus above the working directory)")
-		}
-		dir = parent
-	}
-}
-
-// commandLine is how this run was started, as a user would type it: `go
-// run ./integration/peers` rather than the temporary binary go run made.
-func commandLine(argv []string) string {
-	args := append([]string{argv[0]}, argv[1:]...)
-	if strings.Contains(argv[0], "go-build") {
-		args[0] = "go run ./integration/peers"
-	}
-	return strings.Join(args, " ")
 }
 
 // logf reports progress on stderr, so that stdout holds the report alone.

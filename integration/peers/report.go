@@ -5,7 +5,8 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"time"
+
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 // report is the markdown document of the run: what ran where, the tables,
@@ -167,7 +168,7 @@ func (b *bench) coldCell(s *server, f *function) string {
 	if len(ds) == 0 {
 		return "failed"
 	}
-	cell := dur(medianDuration(ds))
+	cell := runenv.Dur(medianDuration(ds))
 	if len(ds) < b.c.cold {
 		cell += fmt.Sprintf(" (%d of %d)", len(ds), b.c.cold)
 	}
@@ -181,7 +182,7 @@ func seriesCells(s *series, failed bool) string {
 		}
 		return "— | | "
 	}
-	return fmt.Sprintf("%s | %s | %s", thousands(s.rate()), dur(s.percentile(0.50)), dur(s.percentile(0.99)))
+	return fmt.Sprintf("%s | %s | %s", thousands(s.rate()), runenv.Dur(s.percentile(0.50)), runenv.Dur(s.percentile(0.99)))
 }
 
 func procsCell(s *server) string {
@@ -322,18 +323,6 @@ var goals = []goal{
 	{"nexus Python pool's cold start under 2× FastMCP's", "nexus-py", "fastmcp", metrics[2], 2, false},
 	{"nexus Go pool's cold start under 2× the Go SDK's", "nexus-go", "gosdk", metrics[2], 2, false},
 	{"nexus C++ pool's cold start under 2× the Go SDK's", "nexus-cpp", "gosdk", metrics[2], 2, false},
-}
-
-func dur(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
 // thousands formats a rate with a thousands separator: 12,345.

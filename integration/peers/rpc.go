@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // The JSON-RPC layer our lean client shares between stdio and HTTP. The
@@ -14,7 +16,7 @@ import (
 
 // protocol is the MCP version asked of every server: the one nexus serves,
 // and one that every peer speaks.
-const protocol = "2025-06-18"
+const protocol = rpcmsg.Protocol
 
 var initializeParams = []byte(`{"protocolVersion":"` + protocol + `","capabilities":{},"clientInfo":{"name":"nexus-peers","version":"bench"}}`)
 

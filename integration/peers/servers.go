@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/runenv"
 )
 
 // server is one MCP server under measurement, and what was measured of it.
@@ -97,7 +99,7 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 		case "nexus-py", "nexus-go", "nexus-cpp":
 			lang := map[string]string{"nexus-py": "python", "nexus-go": "go", "nexus-cpp": "cpp"}[s.key]
 			start := time.Now()
-			launcher, err := makeProgram(ctx, c.nexus, filepath.Join(peers, "servers", "nexus", lang), filepath.Join(work, lang))
+			launcher, err := runenv.MakeProgram(ctx, c.nexus, filepath.Join(peers, "servers", "nexus", lang), filepath.Join(work, lang), "peers")
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}
@@ -108,31 +110,6 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 		}
 	}
 	return servers, nil
-}
-
-// makeProgram copies the program in src to dst and builds it there with
-// `nexus make`; it returns the launcher's path.
-func makeProgram(ctx context.Context, nexus, src, dst string) (string, error) {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return "", err
-	}
-	files, err := os.ReadDir(src)
-	if err != nil {
-		return "", err
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(src, f.Name()))
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dst, f.Name()), data, 0o644); err != nil {
-			return "", err
-		}
-	}
-	if _, err := runIn(ctx, dst, nexus, "make", "-o", "peers", "main.loc"); err != nil {
-		return "", err
-	}
-	return filepath.Join(dst, "peers"), nil
 }
 
 // ensureVenv makes integration/peers/.venv with the pinned FastMCP of
