@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
 
 // JSON has no NaN and no infinities: a result holding one fails the call,
@@ -142,7 +144,7 @@ func TestNonFiniteResults(t *testing.T) {
 		// 1e999 is valid JSON, but no Real.
 		c.send(`{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"mean","arguments":{"_1":[1,1e999]}}}`)
 		c.recv("big").rpcError(t, -32602, "the number 1e999 is beyond the range of a Real")
-		c.closeStrict()
+		c.closeAll() // fails on any stdout line that is not strict JSON-RPC
 	})
 
 	t.Run("serve", func(t *testing.T) {
@@ -168,7 +170,7 @@ func TestNonFiniteResults(t *testing.T) {
 		for i, c := range nonFiniteCalls {
 			r := s.rpc(sid, i, "tools/call", map[string]any{"name": "nf__" + c.command, "arguments": c.args})
 			m := rpcOf(t, r)
-			var res mcpToolResult
+			var res rpcmsg.ToolResult
 			if r.status != http.StatusOK || json.Unmarshal(m.Result, &res) != nil || !res.IsError ||
 				len(res.Content) != 1 || res.Content[0].Text != c.want || res.StructuredContent != nil {
 				t.Errorf("MCP over HTTP %s: %v, want a tool error %q", c.command, r, c.want)
@@ -177,17 +179,4 @@ func TestNonFiniteResults(t *testing.T) {
 		s.stop()
 		p.checkClean()
 	})
-}
-
-// closeStrict is closeAll for a test of what the server writes: every
-// stdout line went through encoding/json (parseReply), and none may have
-// failed.
-func (c *mcpConn) closeStrict() {
-	c.t.Helper()
-	c.closeAll()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.notJSON) > 0 {
-		c.t.Errorf("stdout lines that are not strict JSON-RPC: %.200q", c.notJSON)
-	}
 }
