@@ -733,12 +733,28 @@ func TestHTTPGuard(t *testing.T) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Mcp-Session-Id", sid)
-	if r, err := doHTTP(req); err != nil || r.status != http.StatusRequestEntityTooLarge || req.ContentLength != 0 {
-		t.Errorf("chunked body of 5000 bytes: %v %v (length sent %d), want 413", r, err, req.ContentLength)
+	if r, err := doHTTP(req); err != nil || r.status != http.StatusRequestEntityTooLarge || req.ContentLength != 0 || !jsonError(r, "1000") {
+		t.Errorf("chunked body of 5000 bytes: %v %v (length sent %d), want 413 with a JSON error naming the limit", r, err, req.ContentLength)
+	}
+	// Nothing the server refuses is plain text.
+	if r := s.do(http.MethodGet, "/nowhere", ""); r.status != http.StatusNotFound || !jsonError(r, "/mcp") {
+		t.Errorf("GET /nowhere: %v, want 404 with a JSON error", r)
+	}
+	if r := s.do(http.MethodGet, "/mcp", "", "Mcp-Session-Id", sid); r.status != http.StatusMethodNotAllowed || !jsonError(r, "POST") {
+		t.Errorf("GET /mcp: %v, want 405 with a JSON error", r)
 	}
 
 	s.stop()
 	p.checkClean()
+}
+
+// jsonError reports whether r is a JSON body {"error": msg} whose msg
+// says says.
+func jsonError(r httpReply, says string) bool {
+	var e struct {
+		Error string `json:"error"`
+	}
+	return r.header.Get("Content-Type") == "application/json" && json.Unmarshal(r.body, &e) == nil && strings.Contains(e.Error, says)
 }
 
 // padded is a ping of exactly n bytes.

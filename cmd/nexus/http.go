@@ -77,6 +77,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), os.Stderr), httpOptions(c))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle("/", guard.NotFound("/mcp"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog.StartPools(ctx, os.Stderr)

@@ -126,15 +126,46 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-// TooLarge reports whether err, from reading a request body behind Wrap,
-// is the body limit: the handler should answer 413.
-func TooLarge(err error) bool {
-	var mbe *http.MaxBytesError
-	return errors.As(err, &mbe)
-}
-
 func tooLarge(limit int64) string {
 	return fmt.Sprintf("request body too large: the limit is %d bytes", limit)
+}
+
+// BodyError answers a request whose body could not be read (err, from
+// reading it behind Wrap): 413 past the body limit, whether announced by
+// Content-Length or not (a chunked body), 408 when the body came too
+// slowly, else 400.
+func BodyError(w http.ResponseWriter, err error) {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		Error(w, http.StatusRequestEntityTooLarge, tooLarge(mbe.Limit))
+	case errors.As(err, &ne) && ne.Timeout():
+		Error(w, http.StatusRequestTimeout, "request timeout: the body came too slowly")
+	default:
+		Error(w, http.StatusBadRequest, "read request body: "+err.Error())
+	}
+}
+
+// NotFound answers 404 for a path the server has nothing at; serves says
+// what it has ("/mcp").
+func NotFound(serves string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Error(w, http.StatusNotFound, "not found: "+quoted(r.URL.Path)+" (this server serves "+serves+")")
+	})
+}
+
+// MethodNotAllowed answers 405, with the Allow header, for a path served
+// only for the methods allow.
+func MethodNotAllowed(why string, allow ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		msg := "method not allowed: " + r.Method + " " + r.URL.Path + " takes " + strings.Join(allow, " or ")
+		if why != "" {
+			msg += ": " + why
+		}
+		Error(w, http.StatusMethodNotAllowed, msg)
+	})
 }
 
 // Error answers a request with status and the JSON object

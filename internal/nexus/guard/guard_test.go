@@ -35,7 +35,7 @@ func TestWrap(t *testing.T) {
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached++
 		if _, err := io.ReadAll(r.Body); TooLarge(err) {
-			http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+			BodyError(w, err)
 			return
 		}
 		w.WriteHeader(http.StatusOK)

@@ -119,19 +119,17 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		// No server-initiated stream: this server never sends requests or
 		// notifications of its own.
-		w.Header().Set("Allow", "POST, DELETE")
-		http.Error(w, "method not allowed: POST JSON-RPC messages, DELETE to end a session", http.StatusMethodNotAllowed)
+		methodNotAllowed.ServeHTTP(w, r)
 	}
 }
+
+// methodNotAllowed answers the methods the endpoint has no use for.
+var methodNotAllowed = guard.MethodNotAllowed("POST JSON-RPC messages, DELETE to end a session", http.MethodPost, http.MethodDelete)
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
-		if guard.TooLarge(err) {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "read request body: "+err.Error(), http.StatusBadRequest)
+		guard.BodyError(w, err)
 		return
 	}
 	m, id, rpcErr := decode(body)
@@ -221,12 +219,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(HeaderSessionID)
 	if sid == "" {
-		http.Error(w, "missing "+HeaderSessionID+" header", http.StatusBadRequest)
+		guard.Error(w, http.StatusBadRequest, "missing "+HeaderSessionID+" header: DELETE ends the session it names")
 		return
 	}
 	s := h.lookup(sid, r)
 	if s == nil {
-		http.Error(w, "unknown or expired session", http.StatusNotFound)
+		guard.Error(w, http.StatusNotFound, "unknown or expired session")
 		return
 	}
 	h.drop(sid)
