@@ -850,13 +850,66 @@ func TestHTTPListenBeyondLoopback(t *testing.T) {
 	}
 	s.stop()
 
-	s = startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--http-host", "0.0.0.0", "--auth-token", "tok")
+	const token = "0123456789abcdef"
+	s = startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--http-host", "0.0.0.0", "--auth-token", token)
 	if r := s.rpc("", 1, "initialize", map[string]any{"protocolVersion": "2025-06-18"}); r.status != http.StatusUnauthorized {
 		t.Errorf("initialize without the token on 0.0.0.0: %v, want 401", r)
 	}
-	s.initialize("Authorization", "Bearer tok")
+	s.initialize("Authorization", "Bearer "+token)
 	s.stop()
 	p.checkClean()
+}
+
+// TestHTTPTokenRefused: a blank or short token, by flag or by
+// NEXUS_MCP_TOKEN, is a usage error at start (exit 2), and the refusal
+// never shows it. An empty NEXUS_MCP_TOKEN is no token; an empty
+// --auth-token is a mistake. (Beyond loopback the same check runs first:
+// internal/nexus/guard's tests; this one listens on loopback only.)
+func TestHTTPTokenRefused(t *testing.T) {
+	p := build(t, httpProgram)
+	for _, c := range []struct {
+		name string
+		env  string // NEXUS_MCP_TOKEN
+		args []string
+		says string
+	}{
+		{"blank flag", "", []string{"--auth-token", " "}, "blank"},
+		{"empty flag", "", []string{"--auth-token", ""}, "blank"},
+		{"short flag", "", []string{"--auth-token", "xq7z"}, "is 4 characters"},
+		{"blank variable", "   ", nil, "blank"},
+		{"short variable", "xq7z", nil, "is 4 characters"},
+	} {
+		for _, command := range []string{"mcp", "serve"} {
+			code, stderr := startRefused(t, p.tmp, []string{"NEXUS_MCP_TOKEN=" + c.env}, append([]string{command, p.launcher}, c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.says) || !strings.Contains(stderr, "at least 16") {
+				t.Errorf("nexus %s, %s: exit %d, stderr %q; want exit 2 saying %q and the minimum", command, c.name, code, stderr, c.says)
+			}
+			if strings.Contains(stderr, "xq7z") {
+				t.Errorf("nexus %s, %s: the refusal shows the token: %q", command, c.name, stderr)
+			}
+		}
+	}
+	p.checkClean()
+}
+
+// startRefused runs nexus as startHTTP does, for a server that must refuse
+// to start: it returns the exit code and stderr. A server that starts
+// anyway fails the test and is killed.
+func startRefused(t *testing.T, tmp string, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
+	s := &httpServer{}
+	s.over = func() bool { return s.exited }
+	s.dump = func() string { return "stderr:\n" + s.stderrText() }
+	s.start(t, cmd)
+	s.waitFor("the server to exit", func() bool { return s.exited || servingLine.MatchString(s.stderr.String()) })
+	if !s.hasExited() {
+		t.Errorf("nexus %s started, want a refusal:\n%s", strings.Join(args, " "), s.stderrText())
+		cmd.Process.Kill()
+	}
+	return s.wait(), s.stderrText()
 }
 
 // holder runs hold calls: each gets a FIFO of its own, which releases it.

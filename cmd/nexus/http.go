@@ -23,15 +23,38 @@ import (
 	"github.com/nexus-run/nexus/manifest"
 )
 
-// httpOnlyFlags make sense only when serving over HTTP. (--auth-token is
-// not one: NEXUS_MCP_TOKEN may be set for every server a user runs.)
-var httpOnlyFlags = []string{"http-host", "allow-no-auth", "session-idle", "max-sessions", "max-body"}
+// httpOnlyFlags make sense only when serving over HTTP. (NEXUS_MCP_TOKEN
+// may be set for every server a user runs, stdio ones too.)
+var httpOnlyFlags = []string{"http-host", "auth-token", "allow-no-auth", "session-idle", "max-sessions", "max-body"}
+
+// tokenEnv holds the token when --auth-token is not given. Read by hand,
+// not as the flag's EnvVars, so that an empty variable means no token
+// (how a user unsets it) while an empty --auth-token is a mistake.
+const tokenEnv = "NEXUS_MCP_TOKEN"
+
+// authToken is the token HTTP requests need, "" for none. A token given
+// but blank, or too short, is refused (guard.CheckToken): the server
+// would start and nobody could authenticate, or anybody could guess.
+func authToken(c *cli.Context) (string, error) {
+	token, set := c.String("auth-token"), c.IsSet("auth-token")
+	if !set {
+		token = os.Getenv(tokenEnv)
+		set = token != ""
+	}
+	if !set {
+		return "", nil
+	}
+	if err := guard.CheckToken(token); err != nil {
+		return "", usageError{err}
+	}
+	return token, nil
+}
 
 // serverFlags are the flags of every server: nexus mcp and nexus serve.
 func serverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "http-host", Value: "127.0.0.1", Usage: "the address to listen on (`HOST`); beyond loopback it needs a token or --allow-no-auth"},
-		&cli.StringFlag{Name: "auth-token", EnvVars: []string{"NEXUS_MCP_TOKEN"}, Usage: "require `TOKEN` as Authorization: Bearer on every HTTP request"},
+		&cli.StringFlag{Name: "auth-token", Usage: "require `TOKEN` (at least 16 characters) as Authorization: Bearer on every HTTP request [$" + tokenEnv + "]"},
 		&cli.BoolFlag{Name: "allow-no-auth", Usage: "allow a non-loopback --http-host without a token"},
 		&cli.DurationFlag{Name: "session-idle", Value: mcp.DefaultSessionIdle, Usage: "end an MCP session after `DURATION` without a request"},
 		&cli.IntFlag{Name: "max-sessions", Value: mcp.DefaultMaxSessions, Usage: "at most `N` MCP sessions at once"},
@@ -93,10 +116,15 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 // and stops pools).
 func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string, stop func()) error {
 	addr := net.JoinHostPort(c.String("http-host"), strconv.Itoa(c.Int("http-port")))
+	token, err := authToken(c)
+	if err != nil {
+		stop()
+		return err
+	}
 	newPolicy := func(addr string) (*guard.Policy, error) {
 		return guard.New(guard.Options{
 			Addr:        addr,
-			Token:       c.String("auth-token"),
+			Token:       token,
 			AllowNoAuth: c.Bool("allow-no-auth"),
 			MaxBody:     c.Int64("max-body"),
 		})

@@ -19,12 +19,21 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultMaxBody bounds a request body when Policy leaves it zero: large
 // enough for a call carrying a few million numbers as JSON, small enough
 // that one request cannot exhaust memory.
 const DefaultMaxBody = 64 << 20
+
+// MinTokenLength is the fewest characters a token may have. A token is
+// all that stands between the network and the program's functions, and
+// anyone who can reach the server may guess at it as fast as it answers:
+// 16 random characters (openssl rand -hex 16 gives 32) put guessing out
+// of reach, while a blank or short one is a mistake, not a choice.
+const MinTokenLength = 16
 
 // Policy says what requests a server accepts. Build it with New.
 type Policy struct {
@@ -45,7 +54,7 @@ type Options struct {
 	// Addr is the address the server listens on ("127.0.0.1:8080").
 	Addr string
 	// Token, when not empty, must come with every request as
-	// "Authorization: Bearer <Token>".
+	// "Authorization: Bearer <Token>". It must pass CheckToken.
 	Token string
 	// AllowNoAuth permits listening beyond the loopback interface without
 	// a token.
@@ -68,6 +77,9 @@ func New(opts Options) (*Policy, error) {
 		p.maxBody = DefaultMaxBody
 	}
 	if opts.Token != "" {
+		if err := CheckToken(opts.Token); err != nil {
+			return nil, err
+		}
 		sum := sha256.Sum256([]byte(opts.Token))
 		p.tokenSum = sum[:]
 	}
@@ -80,6 +92,26 @@ func New(opts Options) (*Policy, error) {
 		p.anyHost = host == "" || (ip != nil && ip.IsUnspecified())
 	}
 	return p, nil
+}
+
+// CheckToken refuses a token no client could send, or anyone could
+// guess: blank, with white space at either end (a client's is trimmed),
+// with control characters (not allowed in a header), or shorter than
+// MinTokenLength. The error never shows the token.
+func CheckToken(token string) error {
+	const fix = "use at least %d random characters (openssl rand -hex 16 makes one)"
+	const what = "the token (--auth-token or NEXUS_MCP_TOKEN)"
+	switch n := utf8.RuneCountInString(token); {
+	case strings.TrimSpace(token) == "":
+		return fmt.Errorf(what+" is blank: no client could authenticate; "+fix, MinTokenLength)
+	case strings.TrimSpace(token) != token:
+		return fmt.Errorf(what+" starts or ends with white space, which no client can send; "+fix, MinTokenLength)
+	case strings.ContainsFunc(token, unicode.IsControl):
+		return fmt.Errorf(what+" has a control character, which no client can send in a header; "+fix, MinTokenLength)
+	case n < MinTokenLength:
+		return fmt.Errorf(what+" is %d characters, too short to resist guessing; "+fix, n, MinTokenLength)
+	}
+	return nil
 }
 
 // IsLoopback reports whether host (a name or an IP) is the loopback
