@@ -9,8 +9,10 @@
 package guard
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -47,6 +50,9 @@ type Policy struct {
 	// token nor its length.
 	tokenSum []byte
 	maxBody  int64
+	// A body must come at bodyRate bytes a second, after bodyGrace.
+	bodyGrace time.Duration
+	bodyRate  int64
 }
 
 // Options configure a Policy.
@@ -61,6 +67,12 @@ type Options struct {
 	AllowNoAuth bool
 	// MaxBody bounds a request body in bytes; zero means DefaultMaxBody.
 	MaxBody int64
+	// BodyGrace and MinBodyRate pace a request body: by any moment, all
+	// but BodyGrace of the time since the handler began must have
+	// brought MinBodyRate bytes a second. Zero means DefaultBodyGrace
+	// and DefaultMinBodyRate.
+	BodyGrace   time.Duration
+	MinBodyRate int64
 }
 
 // New checks where the server is about to listen and returns the policy
@@ -72,9 +84,16 @@ func New(opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen address %q: %w", opts.Addr, err)
 	}
-	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody}
+	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody,
+		bodyGrace: opts.BodyGrace, bodyRate: opts.MinBodyRate}
 	if p.maxBody <= 0 {
 		p.maxBody = DefaultMaxBody
+	}
+	if p.bodyGrace <= 0 {
+		p.bodyGrace = DefaultBodyGrace
+	}
+	if p.bodyRate <= 0 {
+		p.bodyRate = DefaultMinBodyRate
 	}
 	if opts.Token != "" {
 		if err := CheckToken(opts.Token); err != nil {
@@ -154,7 +173,12 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
 		}
-		next.ServeHTTP(w, r)
+		if r.ContentLength != 0 {
+			// Any method's body: what the handler leaves unread, the
+			// server reads after it, at this pace too.
+			r.Body = p.pace(w, r.Body)
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, p.client(r))))
 	})
 }
 
@@ -211,6 +235,35 @@ func Error(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// clientKey is the context key of Client.
+type clientKey struct{}
+
+// Client names the client of r, a request that passed Wrap, for limits per
+// client: the token's when the server needs one (whoever holds it is one
+// client), else the address the request came from (on loopback, every
+// local process is one client). Without Wrap, the address.
+func Client(r *http.Request) string {
+	if c, ok := r.Context().Value(clientKey{}).(string); ok {
+		return c
+	}
+	return clientAddr(r)
+}
+
+func (p *Policy) client(r *http.Request) string {
+	if p.tokenSum != nil {
+		return "token " + hex.EncodeToString(p.tokenSum[:8])
+	}
+	return clientAddr(r)
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func (p *Policy) authorized(r *http.Request) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -339,5 +340,61 @@ func TestHTTPErrorsAreJSON(t *testing.T) {
 				t.Errorf("Allow: %q", resp.Header.Get("Allow"))
 			}
 		})
+	}
+}
+
+// TestHTTPClientSessionCap: one client (here, one address) may hold
+// MaxClientSessions; another client still gets its own, and an ended
+// session makes room.
+func TestHTTPClientSessionCap(t *testing.T) {
+	c, _ := serveGuarded(t, HTTPOptions{MaxClientSessions: 2, MaxSessions: 10}, guard.Options{})
+	first := c.open()
+	c.open()
+	status, body, hdr := c.post(context.Background(), "", initLine)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(body, "too many sessions from this client (2)") {
+		t.Errorf("a third session from one client: %d %s", status, body)
+	}
+
+	// From 127.0.0.2, another client (Linux routes all of 127/8 to
+	// loopback; elsewhere the address may not exist).
+	other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+		LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(initLine))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := other.Do(req); err != nil {
+		t.Logf("no second loopback address: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get(HeaderSessionID) == "" {
+			t.Errorf("a session from another client: %d", resp.StatusCode)
+		}
+	}
+
+	if got := c.do(http.MethodDelete, first); got != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", got)
+	}
+	c.open()
+}
+
+// TestHTTPUnusedSessionExpires: a session that made no request after
+// initialize ends after SessionUnused, long before SessionIdle; one that
+// did stays.
+func TestHTTPUnusedSessionExpires(t *testing.T) {
+	c, h, _ := serveHTTP(t, Options{}, HTTPOptions{SessionUnused: 200 * time.Millisecond, SessionIdle: time.Hour})
+	unused := c.open()
+	used := c.open()
+	if status, _, _ := c.post(context.Background(), used, listLine); status != 200 {
+		t.Fatalf("tools/list: %d", status)
+	}
+	for deadline := time.Now().Add(30 * time.Second); h.Sessions() > 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions after 30 s, want the unused one gone", h.Sessions())
+		}
+	}
+	if status, _, _ := c.post(context.Background(), unused, listLine); status != http.StatusNotFound {
+		t.Errorf("the unused session: %d, want 404", status)
+	}
+	if status, _, _ := c.post(context.Background(), used, listLine); status != 200 {
+		t.Errorf("the used session: %d, want 200", status)
 	}
 }
