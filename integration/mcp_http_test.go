@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -1189,6 +1191,66 @@ func TestHTTPSessionExpiry(t *testing.T) {
 	waitHealth(t, s, "the busy session to expire once idle", func(h healthReply) bool { return h.Sessions == 0 })
 	wantRPCError(t, "an expired session", s.rpc(busy, 4, "ping", nil), http.StatusNotFound, "4", -32600, "expired")
 
+	s.stop()
+	p.checkClean()
+}
+
+// TestHTTPLimits: one client cannot fill the server. --max-client-sessions
+// caps the sessions of one address (every local process is one), a
+// session that makes no request after initialize ends after
+// --session-unused, and --max-conns caps the connections: one beyond is
+// answered 503 in JSON until another closes.
+func TestHTTPLimits(t *testing.T) {
+	p := build(t, httpProgram)
+	s := startHTTP(t, p.tmp, nil, "serve", p.launcher, "--max-client-sessions", "1", "--session-unused", "1s")
+	unused := s.initialize()
+	r := s.rpc("", "second", "initialize", map[string]any{"protocolVersion": "2025-06-18"})
+	wantRPCError(t, "a second session from one client", r, http.StatusServiceUnavailable, `"second"`, -32603, "too many sessions from this client (1)")
+	waitHealth(t, s, "the unused session to end", func(h healthReply) bool { return h.Sessions == 0 })
+	wantRPCError(t, "the unused session", s.rpc(unused, 3, "ping", nil), http.StatusNotFound, "3", -32600, "expired")
+	used := s.initialize()
+	if r := s.rpc(used, 4, "tools/list", nil); r.status != http.StatusOK {
+		t.Errorf("tools/list in the new session: %v", r)
+	}
+	s.stop()
+
+	s = startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--max-conns", "1")
+	// One connection, surely accepted (it is answered), kept open.
+	held, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", s.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	fmt.Fprintf(held, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", s.port)
+	if resp, err := http.ReadResponse(bufio.NewReader(held), nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("the first connection: %v %v", resp, err)
+	}
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: hangGuard}
+	init := rpcLine(1, "initialize", map[string]any{"protocolVersion": "2025-06-18"})
+	post := func() (*http.Response, []byte, error) {
+		resp, err := fresh.Post(s.base+"/mcp", "application/json", strings.NewReader(init))
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp, body, err
+	}
+	resp, body, err := post()
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable || !jsonError(httpReply{status: resp.StatusCode, header: resp.Header, body: body}, "too many connections (the limit is 1)") {
+		t.Errorf("a connection beyond --max-conns: %v %s %v, want 503 in JSON", resp, body, err)
+	}
+	held.Close()
+	for i := 0; ; i++ {
+		resp, _, err := post()
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		if i == 500 {
+			t.Fatalf("a closed connection did not make room: %v %v", resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	s.stop()
 	p.checkClean()
 }
