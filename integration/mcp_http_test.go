@@ -126,13 +126,7 @@ var servingLine = regexp.MustCompile(`nexus: serving .* on http://(\S+)\n`)
 // set to tmp and env added, and waits until it says where it listens.
 func startHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServer {
 	t.Helper()
-	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
-	s := &httpServer{}
-	s.over = func() bool { return s.exited }
-	s.dump = func() string { return "stderr:\n" + s.stderrText() }
-	s.start(t, cmd)
+	s := launchHTTP(t, tmp, env, args...)
 	var m []string
 	s.waitFor("the line saying where it listens", func() bool {
 		m = servingLine.FindStringSubmatch(s.stderr.String())
@@ -148,6 +142,19 @@ func startHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServ
 		host = "127.0.0.1"
 	}
 	s.base = "http://" + net.JoinHostPort(host, port)
+	return s
+}
+
+// launchHTTP starts nexus as startHTTP does, without waiting for anything.
+func launchHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
+	s := &httpServer{}
+	s.over = func() bool { return s.exited }
+	s.dump = func() string { return "stderr:\n" + s.stderrText() }
+	s.start(t, cmd)
 	return s
 }
 
@@ -899,17 +906,11 @@ func TestHTTPTokenRefused(t *testing.T) {
 // anyway fails the test and is killed.
 func startRefused(t *testing.T, tmp string, env []string, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
-	s := &httpServer{}
-	s.over = func() bool { return s.exited }
-	s.dump = func() string { return "stderr:\n" + s.stderrText() }
-	s.start(t, cmd)
+	s := launchHTTP(t, tmp, env, args...)
 	s.waitFor("the server to exit", func() bool { return s.exited || servingLine.MatchString(s.stderr.String()) })
 	if !s.hasExited() {
 		t.Errorf("nexus %s started, want a refusal:\n%s", strings.Join(args, " "), s.stderrText())
-		cmd.Process.Kill()
+		s.cmd.Process.Kill()
 	}
 	return s.wait(), s.stderrText()
 }
