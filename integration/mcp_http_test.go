@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nexus-run/nexus/integration/rpcmsg"
@@ -125,13 +127,7 @@ var servingLine = regexp.MustCompile(`nexus: serving .* on http://(\S+)\n`)
 // set to tmp and env added, and waits until it says where it listens.
 func startHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServer {
 	t.Helper()
-	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
-	s := &httpServer{}
-	s.over = func() bool { return s.exited }
-	s.dump = func() string { return "stderr:\n" + s.stderrText() }
-	s.start(t, cmd)
+	s := launchHTTP(t, tmp, env, args...)
 	var m []string
 	s.waitFor("the line saying where it listens", func() bool {
 		m = servingLine.FindStringSubmatch(s.stderr.String())
@@ -147,6 +143,19 @@ func startHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServ
 		host = "127.0.0.1"
 	}
 	s.base = "http://" + net.JoinHostPort(host, port)
+	return s
+}
+
+// launchHTTP starts nexus as startHTTP does, without waiting for anything.
+func launchHTTP(t *testing.T, tmp string, env []string, args ...string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(nexusBin, append(args, "--http-port", "0")...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
+	s := &httpServer{}
+	s.over = func() bool { return s.exited }
+	s.dump = func() string { return "stderr:\n" + s.stderrText() }
+	s.start(t, cmd)
 	return s
 }
 
@@ -714,12 +723,28 @@ func TestHTTPGuard(t *testing.T) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Mcp-Session-Id", sid)
-	if r, err := doHTTP(req); err != nil || r.status != http.StatusRequestEntityTooLarge || req.ContentLength != 0 {
-		t.Errorf("chunked body of 5000 bytes: %v %v (length sent %d), want 413", r, err, req.ContentLength)
+	if r, err := doHTTP(req); err != nil || r.status != http.StatusRequestEntityTooLarge || req.ContentLength != 0 || !jsonError(r, "1000") {
+		t.Errorf("chunked body of 5000 bytes: %v %v (length sent %d), want 413 with a JSON error naming the limit", r, err, req.ContentLength)
+	}
+	// Nothing the server refuses is plain text.
+	if r := s.do(http.MethodGet, "/nowhere", ""); r.status != http.StatusNotFound || !jsonError(r, "/mcp") {
+		t.Errorf("GET /nowhere: %v, want 404 with a JSON error", r)
+	}
+	if r := s.do(http.MethodGet, "/mcp", "", "Mcp-Session-Id", sid); r.status != http.StatusMethodNotAllowed || !jsonError(r, "POST") {
+		t.Errorf("GET /mcp: %v, want 405 with a JSON error", r)
 	}
 
 	s.stop()
 	p.checkClean()
+}
+
+// jsonError reports whether r is a JSON body {"error": msg} whose msg
+// says says.
+func jsonError(r httpReply, says string) bool {
+	var e struct {
+		Error string `json:"error"`
+	}
+	return r.header.Get("Content-Type") == "application/json" && json.Unmarshal(r.body, &e) == nil && strings.Contains(e.Error, says)
 }
 
 // padded is a ping of exactly n bytes.
@@ -815,13 +840,60 @@ func TestHTTPListenBeyondLoopback(t *testing.T) {
 	}
 	s.stop()
 
-	s = startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--http-host", "0.0.0.0", "--auth-token", "tok")
+	const token = "0123456789abcdef"
+	s = startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--http-host", "0.0.0.0", "--auth-token", token)
 	if r := s.rpc("", 1, "initialize", map[string]any{"protocolVersion": "2025-06-18"}); r.status != http.StatusUnauthorized {
 		t.Errorf("initialize without the token on 0.0.0.0: %v, want 401", r)
 	}
-	s.initialize("Authorization", "Bearer tok")
+	s.initialize("Authorization", "Bearer "+token)
 	s.stop()
 	p.checkClean()
+}
+
+// TestHTTPTokenRefused: a blank or short token, by flag or by
+// NEXUS_MCP_TOKEN, is a usage error at start (exit 2), and the refusal
+// never shows it. An empty NEXUS_MCP_TOKEN is no token; an empty
+// --auth-token is a mistake. (Beyond loopback the same check runs first:
+// internal/nexus/guard's tests; this one listens on loopback only.)
+func TestHTTPTokenRefused(t *testing.T) {
+	p := build(t, httpProgram)
+	for _, c := range []struct {
+		name string
+		env  string // NEXUS_MCP_TOKEN
+		args []string
+		says string
+	}{
+		{"blank flag", "", []string{"--auth-token", " "}, "blank"},
+		{"empty flag", "", []string{"--auth-token", ""}, "blank"},
+		{"short flag", "", []string{"--auth-token", "xq7z"}, "is 4 characters"},
+		{"blank variable", "   ", nil, "blank"},
+		{"short variable", "xq7z", nil, "is 4 characters"},
+	} {
+		for _, command := range []string{"mcp", "serve"} {
+			code, stderr := startRefused(t, p.tmp, []string{"NEXUS_MCP_TOKEN=" + c.env}, append([]string{command, p.launcher}, c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.says) || !strings.Contains(stderr, "at least 16") {
+				t.Errorf("nexus %s, %s: exit %d, stderr %q; want exit 2 saying %q and the minimum", command, c.name, code, stderr, c.says)
+			}
+			if strings.Contains(stderr, "xq7z") {
+				t.Errorf("nexus %s, %s: the refusal shows the token: %q", command, c.name, stderr)
+			}
+		}
+	}
+	p.checkClean()
+}
+
+// startRefused runs nexus as startHTTP does, for a server that must refuse
+// to start: it returns the exit code and stderr. A server that starts
+// anyway fails the test and is killed.
+func startRefused(t *testing.T, tmp string, env []string, args ...string) (int, string) {
+	t.Helper()
+	s := launchHTTP(t, tmp, env, args...)
+	s.waitFor("the server to exit", func() bool { return s.exited || servingLine.MatchString(s.stderr.String()) })
+	if !s.hasExited() {
+		t.Errorf("nexus %s started, want a refusal:\n%s", strings.Join(args, " "), s.stderrText())
+		s.cmd.Process.Kill()
+	}
+	return s.wait(), s.stderrText()
 }
 
 // holder runs hold calls: each gets a FIFO of its own, which releases it.
@@ -1101,6 +1173,66 @@ func TestHTTPSessionExpiry(t *testing.T) {
 	waitHealth(t, s, "the busy session to expire once idle", func(h healthReply) bool { return h.Sessions == 0 })
 	wantRPCError(t, "an expired session", s.rpc(busy, 4, "ping", nil), http.StatusNotFound, "4", -32600, "expired")
 
+	s.stop()
+	p.checkClean()
+}
+
+// TestHTTPLimits: one client cannot fill the server. --max-client-sessions
+// caps the sessions of one address (every local process is one), a
+// session that makes no request after initialize ends after
+// --session-unused, and --max-conns caps the connections: one beyond is
+// answered 503 in JSON until another closes.
+func TestHTTPLimits(t *testing.T) {
+	p := build(t, httpProgram)
+	s := startHTTP(t, p.tmp, nil, "serve", p.launcher, "--max-client-sessions", "1", "--session-unused", "1s")
+	unused := s.initialize()
+	r := s.rpc("", "second", "initialize", map[string]any{"protocolVersion": "2025-06-18"})
+	wantRPCError(t, "a second session from one client", r, http.StatusServiceUnavailable, `"second"`, -32603, "too many sessions from this client (1)")
+	waitHealth(t, s, "the unused session to end", func(h healthReply) bool { return h.Sessions == 0 })
+	wantRPCError(t, "the unused session", s.rpc(unused, 3, "ping", nil), http.StatusNotFound, "3", -32600, "expired")
+	used := s.initialize()
+	if r := s.rpc(used, 4, "tools/list", nil); r.status != http.StatusOK {
+		t.Errorf("tools/list in the new session: %v", r)
+	}
+	s.stop()
+
+	s = startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--max-conns", "1")
+	// One connection, surely accepted (it is answered), kept open.
+	held, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", s.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	fmt.Fprintf(held, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", s.port)
+	if resp, err := http.ReadResponse(bufio.NewReader(held), nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("the first connection: %v %v", resp, err)
+	}
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: hangGuard}
+	init := rpcLine(1, "initialize", map[string]any{"protocolVersion": "2025-06-18"})
+	post := func() (*http.Response, []byte, error) {
+		resp, err := fresh.Post(s.base+"/mcp", "application/json", strings.NewReader(init))
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp, body, err
+	}
+	resp, body, err := post()
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable || !jsonError(httpReply{status: resp.StatusCode, header: resp.Header, body: body}, "too many connections (the limit is 1)") {
+		t.Errorf("a connection beyond --max-conns: %v %s %v, want 503 in JSON", resp, body, err)
+	}
+	held.Close()
+	for i := 0; ; i++ {
+		resp, _, err := post()
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		if i == 500 {
+			t.Fatalf("a closed connection did not make room: %v %v", resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	s.stop()
 	p.checkClean()
 }

@@ -206,11 +206,14 @@ func TestServeJSONAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if r, err := doHTTP(req); err != nil || r.status != http.StatusRequestEntityTooLarge {
-		t.Errorf("/call with a chunked body over --max-body: %v %v, want 413", r, err)
+	if r, err := doHTTP(req); err != nil || r.status != http.StatusRequestEntityTooLarge || !jsonError(r, "2000") {
+		t.Errorf("/call with a chunked body over --max-body: %v %v, want 413 with a JSON error naming the limit", r, err)
 	}
-	if r := s.do("GET", "/call/work/add", ""); r.status != http.StatusMethodNotAllowed {
-		t.Errorf("GET /call/work/add: %v, want 405", r)
+	if r := s.do("GET", "/call/work/add", ""); r.status != http.StatusMethodNotAllowed || !jsonError(r, "POST") {
+		t.Errorf("GET /call/work/add: %v, want 405 with a JSON error", r)
+	}
+	if r := s.do("GET", "/nowhere", ""); r.status != http.StatusNotFound || !jsonError(r, "/discover") {
+		t.Errorf("GET /nowhere: %v, want 404 with a JSON error", r)
 	}
 	if r := s.do("POST", "/call/work/add", `{"a":2,"b":3}`, "Origin", "http://evil.example"); r.status != http.StatusForbidden {
 		t.Errorf("/call from another site: %v, want 403", r)

@@ -23,19 +23,46 @@ import (
 	"github.com/nexus-run/nexus/manifest"
 )
 
-// httpOnlyFlags make sense only when serving over HTTP. (--auth-token is
-// not one: NEXUS_MCP_TOKEN may be set for every server a user runs.)
-var httpOnlyFlags = []string{"http-host", "allow-no-auth", "session-idle", "max-sessions", "max-body"}
+// httpOnlyFlags make sense only when serving over HTTP. (NEXUS_MCP_TOKEN
+// may be set for every server a user runs, stdio ones too.)
+var httpOnlyFlags = []string{"http-host", "auth-token", "allow-no-auth", "session-idle", "session-unused",
+	"max-sessions", "max-client-sessions", "max-body", "max-conns"}
+
+// tokenEnv holds the token when --auth-token is not given. Read by hand,
+// not as the flag's EnvVars, so that an empty variable means no token
+// (how a user unsets it) while an empty --auth-token is a mistake.
+const tokenEnv = "NEXUS_MCP_TOKEN"
+
+// authToken is the token HTTP requests need, "" for none. A token given
+// but blank, or too short, is refused (guard.CheckToken): the server
+// would start and nobody could authenticate, or anybody could guess.
+func authToken(c *cli.Context) (string, error) {
+	token, set := c.String("auth-token"), c.IsSet("auth-token")
+	if !set {
+		token = os.Getenv(tokenEnv)
+		set = token != ""
+	}
+	if !set {
+		return "", nil
+	}
+	if err := guard.CheckToken(token); err != nil {
+		return "", usageError{err}
+	}
+	return token, nil
+}
 
 // serverFlags are the flags of every server: nexus mcp and nexus serve.
 func serverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "http-host", Value: "127.0.0.1", Usage: "the address to listen on (`HOST`); beyond loopback it needs a token or --allow-no-auth"},
-		&cli.StringFlag{Name: "auth-token", EnvVars: []string{"NEXUS_MCP_TOKEN"}, Usage: "require `TOKEN` as Authorization: Bearer on every HTTP request"},
+		&cli.StringFlag{Name: "auth-token", Usage: "require `TOKEN` (at least 16 characters) as Authorization: Bearer on every HTTP request [$" + tokenEnv + "]"},
 		&cli.BoolFlag{Name: "allow-no-auth", Usage: "allow a non-loopback --http-host without a token"},
 		&cli.DurationFlag{Name: "session-idle", Value: mcp.DefaultSessionIdle, Usage: "end an MCP session after `DURATION` without a request"},
+		&cli.DurationFlag{Name: "session-unused", Value: mcp.DefaultSessionUnused, Usage: "end an MCP session after `DURATION` when it made no request after initialize"},
 		&cli.IntFlag{Name: "max-sessions", Value: mcp.DefaultMaxSessions, Usage: "at most `N` MCP sessions at once"},
+		&cli.IntFlag{Name: "max-client-sessions", Value: mcp.DefaultMaxClientSessions, Usage: "at most `N` MCP sessions for one client (the token, or the address without one)"},
 		&cli.Int64Flag{Name: "max-body", Value: guard.DefaultMaxBody, Usage: "refuse request bodies over `BYTES`"},
+		&cli.IntFlag{Name: "max-conns", Value: guard.DefaultMaxConns, Usage: "at most `N` HTTP connections open at once; more are answered 503"},
 		&cli.DurationFlag{Name: "timeout", Value: tool.DefaultCallTimeout, Usage: "bound on each tool call (`DURATION`, e.g. 30s or 2h; 0 for none)"},
 		&cli.IntFlag{Name: "pool-calls", Value: pool.DefaultMaxCalls, Usage: "at most `N` calls in flight in each pool; more wait"},
 	}
@@ -68,7 +95,12 @@ func poolOptions(c *cli.Context) pool.Options {
 }
 
 func httpOptions(c *cli.Context) mcp.HTTPOptions {
-	return mcp.HTTPOptions{SessionIdle: c.Duration("session-idle"), MaxSessions: c.Int("max-sessions")}
+	return mcp.HTTPOptions{
+		SessionIdle:       c.Duration("session-idle"),
+		SessionUnused:     c.Duration("session-unused"),
+		MaxSessions:       c.Int("max-sessions"),
+		MaxClientSessions: c.Int("max-client-sessions"),
+	}
 }
 
 // serveProgramHTTP serves one program's tools over Streamable HTTP at /mcp.
@@ -77,6 +109,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), os.Stderr), httpOptions(c))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle("/", guard.NotFound("/mcp"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog.StartPools(ctx, os.Stderr)
@@ -92,10 +125,15 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 // and stops pools).
 func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string, stop func()) error {
 	addr := net.JoinHostPort(c.String("http-host"), strconv.Itoa(c.Int("http-port")))
+	token, err := authToken(c)
+	if err != nil {
+		stop()
+		return err
+	}
 	newPolicy := func(addr string) (*guard.Policy, error) {
 		return guard.New(guard.Options{
 			Addr:        addr,
-			Token:       c.String("auth-token"),
+			Token:       token,
 			AllowNoAuth: c.Bool("allow-no-auth"),
 			MaxBody:     c.Int64("max-body"),
 		})
@@ -118,13 +156,16 @@ func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string,
 		stop()
 		return err
 	}
+	ln = guard.LimitListener(ln, c.Int("max-conns"))
 	callTimeout := c.Duration("timeout")
+	const headerTimeout = 10 * time.Second
 	srv := &http.Server{
 		Handler: policy.Wrap(h),
-		// Slow clients must not hold connections: headers and bodies come
-		// quickly or not at all.
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       5 * time.Minute,
+		// Slow clients must not hold connections: headers come quickly,
+		// and a body at the guard's pace (its deadlines grow as it
+		// comes), or not at all.
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       headerTimeout + policy.BodyTimeout(),
 		IdleTimeout:       2 * time.Minute,
 	}
 	if callTimeout > 0 {

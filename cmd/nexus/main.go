@@ -9,9 +9,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/nexus-run/nexus/internal/suggest"
 
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -57,7 +60,12 @@ func run(args []string) int {
 			c.OnUsageError = onUsageError
 		}
 	}
-	if err := app.Run(interspersed(args, app.Commands)); err != nil {
+	cli.FlagStringer = requiredHelp(cli.FlagStringer)
+	args, err := interspersed(args, app.Commands)
+	if err == nil {
+		err = app.Run(args)
+	}
+	if err != nil {
 		return report(err)
 	}
 	return 0
@@ -79,6 +87,11 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 type usageError struct{ error }
 
 func report(err error) int {
+	// A required flag left out is a usage error too; urfave/cli's error
+	// for it has no exported type to match.
+	if strings.HasPrefix(err.Error(), "Required flag") {
+		err = usageError{err}
+	}
 	switch e := err.(type) {
 	case exitCode:
 		return int(e)
@@ -105,10 +118,12 @@ func versionCommand() *cli.Command {
 // (`nexus mcp ./prog --http-port 8080`): urfave/cli stops reading flags
 // at the first argument, so the flags a command knows are moved before
 // its arguments. Commands that take their own flags verbatim (run) are
-// left alone, and so is everything after "--".
-func interspersed(args []string, cmds []*cli.Command) []string {
+// left alone, and so is everything after "--". A flag the command does
+// not know, wherever it is, is an error naming it (not a program called
+// --port), with a guess at the flag meant.
+func interspersed(args []string, cmds []*cli.Command) ([]string, error) {
 	if len(args) < 3 {
-		return args
+		return args, nil
 	}
 	var cmd *cli.Command
 	for _, c := range cmds {
@@ -117,9 +132,10 @@ func interspersed(args []string, cmds []*cli.Command) []string {
 		}
 	}
 	if cmd == nil || cmd.SkipFlagParsing {
-		return args
+		return args, nil
 	}
-	takesValue := map[string]bool{}
+	// urfave/cli adds --help and -h to every command.
+	takesValue := map[string]bool{"help": false, "h": false}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)
 		for _, n := range f.Names() {
@@ -134,11 +150,20 @@ func interspersed(args []string, cmds []*cli.Command) []string {
 			positional = append(positional, rest[i:]...)
 			break
 		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
-		value, known := takesValue[name]
-		if !strings.HasPrefix(tok, "-") || tok == "-" || !known {
+		if !strings.HasPrefix(tok, "-") || tok == "-" {
 			positional = append(positional, tok)
 			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+		value, known := takesValue[name]
+		if !known {
+			return nil, usageError{unknownFlag(cmd, tok, name, takesValue)}
+		}
+		if name == "help" || name == "h" {
+			// Help for the command, whatever else was asked: left among
+			// arguments, urfave/cli would look for a command named by
+			// the first of them.
+			return []string{args[0], args[1], "--help"}, nil
 		}
 		flags = append(flags, tok)
 		if value && !hasValue && i+1 < len(rest) {
@@ -146,5 +171,55 @@ func interspersed(args []string, cmds []*cli.Command) []string {
 			i++
 		}
 	}
-	return append(append(append([]string{}, args[:2]...), flags...), positional...)
+	return append(append(append([]string{}, args[:2]...), flags...), positional...), nil
+}
+
+// unknownFlag is the error for tok, a flag called name that cmd does not
+// have, with the flag most likely meant: a typo's (--http-prot), or the
+// one that name ends (--port for --http-port).
+func unknownFlag(cmd *cli.Command, tok, name string, known map[string]bool) error {
+	var names []string
+	for n := range known {
+		if len(n) > 1 {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	guess := suggest.Closest(name, names)
+	if guess == "" {
+		for _, n := range names {
+			if strings.HasSuffix(n, "-"+name) {
+				if guess != "" {
+					guess = ""
+					break
+				}
+				guess = n
+			}
+		}
+	}
+	hint := ""
+	if guess != "" {
+		hint = " (did you mean --" + guess + "?)"
+	}
+	if strings.Contains(tok, "=") {
+		tok, _, _ = strings.Cut(tok, "=")
+	}
+	return fmt.Errorf("unknown flag %s for nexus %s%s; nexus %s --help lists its flags", tok, cmd.Name, hint, cmd.Name)
+}
+
+// requiredHelp is the help line of a flag (cli.FlagStringer) that says
+// "(required)" for a required flag instead of a default it does not
+// have: `--http-port PORT ... (default: 0)` would say it may be left out.
+func requiredHelp(base cli.FlagStringFunc) cli.FlagStringFunc {
+	return func(f cli.Flag) string {
+		line := base(f)
+		r, ok := f.(cli.RequiredFlag)
+		if !ok || !r.IsRequired() {
+			return line
+		}
+		if d, ok := f.(cli.DocGenerationFlag); ok && d.GetDefaultText() != "" {
+			line = strings.Replace(line, " (default: "+d.GetDefaultText()+")", "", 1)
+		}
+		return line + " (required)"
+	}
 }

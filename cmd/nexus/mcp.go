@@ -31,7 +31,9 @@ func mcpCommand() *cli.Command {
 			"Streamable HTTP at http://HOST:PORT/mcp instead.\n" +
 			"`./PROG --mcp-config` prints the entry to paste into an MCP client.",
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "http-port", Usage: "serve over HTTP on `PORT` (0 picks a free one) instead of stdio"},
+			// Left out, the server speaks stdio, which is what the help
+			// says instead of the zero that a port of 0 would mean.
+			&cli.IntFlag{Name: "http-port", DefaultText: "stdio", Usage: "serve over HTTP on `PORT` (0 picks a free one) instead of stdio"},
 		}, serverFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -1,7 +1,8 @@
 // Package guard is the safety in front of nexus's HTTP endpoints, checked
 // before anything else a request asks for: where the server may listen,
 // DNS-rebinding protection (Host and Origin), the bearer token, the
-// content type and the size of a body.
+// content type, the size and pace of a body, and the number of open
+// connections (limits.go). Error is the JSON body of every refusal.
 //
 // A browser page on any site can send requests to a server on localhost;
 // the Host and Origin checks stop that, and the token stops everyone else
@@ -9,8 +10,10 @@
 package guard
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,12 +22,22 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultMaxBody bounds a request body when Policy leaves it zero: large
 // enough for a call carrying a few million numbers as JSON, small enough
 // that one request cannot exhaust memory.
 const DefaultMaxBody = 64 << 20
+
+// MinTokenLength is the fewest characters a token may have. A token is
+// all that stands between the network and the program's functions, and
+// anyone who can reach the server may guess at it as fast as it answers:
+// 16 random characters (openssl rand -hex 16 gives 32) put guessing out
+// of reach, while a blank or short one is a mistake, not a choice.
+const MinTokenLength = 16
 
 // Policy says what requests a server accepts. Build it with New.
 type Policy struct {
@@ -38,6 +51,9 @@ type Policy struct {
 	// token nor its length.
 	tokenSum []byte
 	maxBody  int64
+	// A body must come at bodyRate bytes a second, after bodyGrace.
+	bodyGrace time.Duration
+	bodyRate  int64
 }
 
 // Options configure a Policy.
@@ -45,13 +61,19 @@ type Options struct {
 	// Addr is the address the server listens on ("127.0.0.1:8080").
 	Addr string
 	// Token, when not empty, must come with every request as
-	// "Authorization: Bearer <Token>".
+	// "Authorization: Bearer <Token>". It must pass CheckToken.
 	Token string
 	// AllowNoAuth permits listening beyond the loopback interface without
 	// a token.
 	AllowNoAuth bool
 	// MaxBody bounds a request body in bytes; zero means DefaultMaxBody.
 	MaxBody int64
+	// BodyGrace and MinBodyRate pace a request body: by any moment, all
+	// but BodyGrace of the time since the handler began must have
+	// brought MinBodyRate bytes a second. Zero means DefaultBodyGrace
+	// and DefaultMinBodyRate.
+	BodyGrace   time.Duration
+	MinBodyRate int64
 }
 
 // New checks where the server is about to listen and returns the policy
@@ -63,11 +85,21 @@ func New(opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen address %q: %w", opts.Addr, err)
 	}
-	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody}
+	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody,
+		bodyGrace: opts.BodyGrace, bodyRate: opts.MinBodyRate}
 	if p.maxBody <= 0 {
 		p.maxBody = DefaultMaxBody
 	}
+	if p.bodyGrace <= 0 {
+		p.bodyGrace = DefaultBodyGrace
+	}
+	if p.bodyRate <= 0 {
+		p.bodyRate = DefaultMinBodyRate
+	}
 	if opts.Token != "" {
+		if err := CheckToken(opts.Token); err != nil {
+			return nil, err
+		}
 		sum := sha256.Sum256([]byte(opts.Token))
 		p.tokenSum = sum[:]
 	}
@@ -80,6 +112,26 @@ func New(opts Options) (*Policy, error) {
 		p.anyHost = host == "" || (ip != nil && ip.IsUnspecified())
 	}
 	return p, nil
+}
+
+// CheckToken refuses a token no client could send, or anyone could
+// guess: blank, with white space at either end (a client's is trimmed),
+// with control characters (not allowed in a header), or shorter than
+// MinTokenLength. The error never shows the token.
+func CheckToken(token string) error {
+	const fix = "use at least %d random characters (openssl rand -hex 16 makes one)"
+	const what = "the token (--auth-token or NEXUS_MCP_TOKEN)"
+	switch n := utf8.RuneCountInString(token); {
+	case strings.TrimSpace(token) == "":
+		return fmt.Errorf(what+" is blank: no client could authenticate; "+fix, MinTokenLength)
+	case strings.TrimSpace(token) != token:
+		return fmt.Errorf(what+" starts or ends with white space, which no client can send; "+fix, MinTokenLength)
+	case strings.ContainsFunc(token, unicode.IsControl):
+		return fmt.Errorf(what+" has a control character, which no client can send in a header; "+fix, MinTokenLength)
+	case n < MinTokenLength:
+		return fmt.Errorf(what+" is %d characters, too short to resist guessing; "+fix, n, MinTokenLength)
+	}
+	return nil
 }
 
 // IsLoopback reports whether host (a name or an IP) is the loopback
@@ -122,19 +174,55 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, p.maxBody)
 		}
-		next.ServeHTTP(w, r)
+		if r.ContentLength != 0 {
+			// Any method's body: what the handler leaves unread, the
+			// server reads after it, at this pace too.
+			r.Body = p.pace(w, r.Body)
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, p.client(r))))
 	})
-}
-
-// TooLarge reports whether err, from reading a request body behind Wrap,
-// is the body limit: the handler should answer 413.
-func TooLarge(err error) bool {
-	var mbe *http.MaxBytesError
-	return errors.As(err, &mbe)
 }
 
 func tooLarge(limit int64) string {
 	return fmt.Sprintf("request body too large: the limit is %d bytes", limit)
+}
+
+// BodyError answers a request whose body could not be read (err, from
+// reading it behind Wrap): 413 past the body limit, whether announced by
+// Content-Length or not (a chunked body), 408 when the body came too
+// slowly, else 400.
+func BodyError(w http.ResponseWriter, err error) {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		Error(w, http.StatusRequestEntityTooLarge, tooLarge(mbe.Limit))
+	case errors.As(err, &ne) && ne.Timeout():
+		Error(w, http.StatusRequestTimeout, "request timeout: the body came too slowly")
+	default:
+		Error(w, http.StatusBadRequest, "read request body: "+err.Error())
+	}
+}
+
+// NotFound answers 404 for a path the server has nothing at; serves says
+// what it has ("/mcp").
+func NotFound(serves string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Error(w, http.StatusNotFound, "not found: "+quoted(r.URL.Path)+" (this server serves "+serves+")")
+	})
+}
+
+// MethodNotAllowed answers 405, with the Allow header, for a path served
+// only for the methods allow.
+func MethodNotAllowed(why string, allow ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		msg := "method not allowed: " + r.Method + " " + r.URL.Path + " takes " + strings.Join(allow, " or ")
+		if why != "" {
+			msg += ": " + why
+		}
+		Error(w, http.StatusMethodNotAllowed, msg)
+	})
 }
 
 // Error answers a request with status and the JSON object
@@ -148,6 +236,35 @@ func Error(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// clientKey is the context key of Client.
+type clientKey struct{}
+
+// Client names the client of r, a request that passed Wrap, for limits per
+// client: the token's when the server needs one (whoever holds it is one
+// client), else the address the request came from (on loopback, every
+// local process is one client). Without Wrap, the address.
+func Client(r *http.Request) string {
+	if c, ok := r.Context().Value(clientKey{}).(string); ok {
+		return c
+	}
+	return clientAddr(r)
+}
+
+func (p *Policy) client(r *http.Request) string {
+	if p.tokenSum != nil {
+		return "token " + hex.EncodeToString(p.tokenSum[:8])
+	}
+	return clientAddr(r)
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func (p *Policy) authorized(r *http.Request) bool {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -24,6 +25,16 @@ const (
 	// hundred bytes, so the cap is about stopping a client that opens
 	// sessions in a loop, not about memory in normal use.
 	DefaultMaxSessions = 10000
+	// DefaultMaxClientSessions caps the sessions of one client (see
+	// guard.Client): a tenth of the table, so that one client opening
+	// sessions in a loop leaves room for the others, while an agent
+	// running hundreds of sub-agents still fits.
+	DefaultMaxClientSessions = 1000
+	// DefaultSessionUnused is how long a session lives when no request
+	// has come since initialize. A client lists its tools right after
+	// the handshake; a session that asks nothing was opened for nothing,
+	// or to fill the table.
+	DefaultSessionUnused = 30 * time.Second
 )
 
 // Headers of the Streamable HTTP transport.
@@ -40,25 +51,38 @@ type HTTPOptions struct {
 	// MaxSessions caps the sessions alive at once; zero means
 	// DefaultMaxSessions.
 	MaxSessions int
+	// MaxClientSessions caps the sessions of one client (guard.Client:
+	// one token, or one address when there is none); zero means
+	// DefaultMaxClientSessions.
+	MaxClientSessions int
+	// SessionUnused is how long a session lives when it has made no
+	// request since initialize (notifications do not count); zero means
+	// DefaultSessionUnused. It never exceeds SessionIdle.
+	SessionUnused time.Duration
 }
 
 // HTTPHandler serves a Server over MCP's Streamable HTTP transport: each
 // POST carries one JSON-RPC message, and the reply to a request is the
 // response body (JSON, or a one-event stream for a client that accepts
 // only text/event-stream). Sessions begin with initialize, which answers
-// with an Mcp-Session-Id, and end with DELETE or after SessionIdle without
-// a request. A session belongs to the credentials (the Authorization
+// with an Mcp-Session-Id, and end with DELETE, after SessionIdle without
+// a request, or after SessionUnused when no request came after
+// initialize. Each client (guard.Client) may hold MaxClientSessions, and
+// all together MaxSessions. A session belongs to the credentials (the Authorization
 // header) that created it: any other sees it as unknown.
 //
 // HTTPHandler checks nothing about who may call it: put it behind
 // guard.Policy. Its methods are safe for concurrent use.
 type HTTPHandler struct {
-	srv  *Server
-	idle time.Duration
-	max  int
+	srv       *Server
+	idle      time.Duration
+	unused    time.Duration
+	max       int
+	maxClient int
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
+	clients  map[string]int // sessions by client
 	closed   bool
 	stop     chan struct{} // closed by Close, ending the sweeper
 }
@@ -66,20 +90,31 @@ type HTTPHandler struct {
 // httpSession is a Session with what HTTP adds: its owner and its age.
 type httpSession struct {
 	*Session
-	owner [sha256.Size]byte // the SHA-256 of the Authorization header
-	last  time.Time         // of the last request; guarded by HTTPHandler.mu
+	owner  [sha256.Size]byte // the SHA-256 of the Authorization header
+	client string            // guard.Client of the request that opened it
+	// Guarded by HTTPHandler.mu:
+	last time.Time // of the last request
+	used bool      // a request came after initialize
 }
 
 // NewHTTPHandler returns a handler serving srv. Close it to end its
 // sessions.
 func NewHTTPHandler(srv *Server, opts HTTPOptions) *HTTPHandler {
-	h := &HTTPHandler{srv: srv, idle: opts.SessionIdle, max: opts.MaxSessions,
-		sessions: map[string]*httpSession{}, stop: make(chan struct{})}
+	h := &HTTPHandler{srv: srv, idle: opts.SessionIdle, unused: opts.SessionUnused,
+		max: opts.MaxSessions, maxClient: opts.MaxClientSessions,
+		sessions: map[string]*httpSession{}, clients: map[string]int{}, stop: make(chan struct{})}
 	if h.idle <= 0 {
 		h.idle = DefaultSessionIdle
 	}
+	if h.unused <= 0 {
+		h.unused = DefaultSessionUnused
+	}
+	h.unused = min(h.unused, h.idle)
 	if h.max <= 0 {
 		h.max = DefaultMaxSessions
+	}
+	if h.maxClient <= 0 {
+		h.maxClient = DefaultMaxClientSessions
 	}
 	go h.sweep()
 	return h
@@ -103,6 +138,7 @@ func (h *HTTPHandler) Close() {
 	close(h.stop)
 	sessions := h.sessions
 	h.sessions = map[string]*httpSession{}
+	h.clients = map[string]int{}
 	h.mu.Unlock()
 	for _, s := range sessions {
 		s.Cancel()
@@ -119,19 +155,17 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		// No server-initiated stream: this server never sends requests or
 		// notifications of its own.
-		w.Header().Set("Allow", "POST, DELETE")
-		http.Error(w, "method not allowed: POST JSON-RPC messages, DELETE to end a session", http.StatusMethodNotAllowed)
+		methodNotAllowed.ServeHTTP(w, r)
 	}
 }
+
+// methodNotAllowed answers the methods the endpoint has no use for.
+var methodNotAllowed = guard.MethodNotAllowed("POST JSON-RPC messages, DELETE to end a session", http.MethodPost, http.MethodDelete)
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
-		if guard.TooLarge(err) {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "read request body: "+err.Error(), http.StatusBadRequest)
+		guard.BodyError(w, err)
 		return
 	}
 	m, id, rpcErr := decode(body)
@@ -144,11 +178,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sid == "" && m.IsRequest() && m.Method == methodInitialize:
 		var status int
-		if s, sid, status = h.open(r); s == nil {
-			msg := "the server is shutting down"
+		var msg string
+		if s, sid, status, msg = h.open(r); s == nil {
 			if status == http.StatusServiceUnavailable {
 				w.Header().Set("Retry-After", "60")
-				msg = "too many sessions; try again later"
 			}
 			refuse(w, m, status, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s", msg))
 			return
@@ -176,7 +209,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	defer h.touch(s)
+	defer h.touch(s, m.IsRequest() && m.Method != methodInitialize)
 
 	if !m.IsRequest() {
 		s.HandleMessage(r.Context(), m, func([]byte) {})
@@ -221,12 +254,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(HeaderSessionID)
 	if sid == "" {
-		http.Error(w, "missing "+HeaderSessionID+" header", http.StatusBadRequest)
+		guard.Error(w, http.StatusBadRequest, "missing "+HeaderSessionID+" header: DELETE ends the session it names")
 		return
 	}
 	s := h.lookup(sid, r)
 	if s == nil {
-		http.Error(w, "unknown or expired session", http.StatusNotFound)
+		guard.Error(w, http.StatusNotFound, "unknown or expired session")
 		return
 	}
 	h.drop(sid)
@@ -235,27 +268,33 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 // open starts a session for the client of r. On failure it returns the
-// status to answer: 503 when the table is full, 410 when closed.
-func (h *HTTPHandler) open(r *http.Request) (*httpSession, string, int) {
+// status to answer and why: 503 when the table, or the client's share of
+// it, is full, 410 when closed.
+func (h *HTTPHandler) open(r *http.Request) (*httpSession, string, int, string) {
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {
-		return nil, "", http.StatusInternalServerError
+		return nil, "", http.StatusInternalServerError, "cannot make a session id: " + err.Error()
 	}
 	sid := hex.EncodeToString(raw[:])
-	s := &httpSession{Session: h.srv.NewSession(), owner: owner(r), last: time.Now()}
+	s := &httpSession{Session: h.srv.NewSession(), owner: owner(r), client: guard.Client(r), last: time.Now()}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, "", http.StatusGone
+		return nil, "", http.StatusGone, "the server is shutting down"
 	}
-	if len(h.sessions) >= h.max {
+	if len(h.sessions) >= h.max || h.clients[s.client] >= h.maxClient {
 		h.expireLocked(time.Now())
-		if len(h.sessions) >= h.max {
-			return nil, "", http.StatusServiceUnavailable
-		}
+	}
+	switch {
+	case len(h.sessions) >= h.max:
+		return nil, "", http.StatusServiceUnavailable, "too many sessions; try again later"
+	case h.clients[s.client] >= h.maxClient:
+		return nil, "", http.StatusServiceUnavailable, fmt.Sprintf(
+			"too many sessions from this client (%d); end unused ones with DELETE, or try again later", h.maxClient)
 	}
 	h.sessions[sid] = s
-	return s, sid, 0
+	h.clients[s.client]++
+	return s, sid, 0, ""
 }
 
 // lookup returns the session sid when it is alive and belongs to the
@@ -268,29 +307,42 @@ func (h *HTTPHandler) lookup(sid string, r *http.Request) *httpSession {
 		return nil
 	}
 	if h.expiredLocked(s, time.Now()) {
-		delete(h.sessions, sid)
+		h.removeLocked(sid, s)
 		return nil
 	}
 	s.last = time.Now()
 	return s
 }
 
-func (h *HTTPHandler) touch(s *httpSession) {
+// touch notes a message of session s as its last; used says the message
+// was a request after initialize.
+func (h *HTTPHandler) touch(s *httpSession, used bool) {
 	h.mu.Lock()
 	s.last = time.Now()
+	s.used = s.used || used
 	h.mu.Unlock()
 }
 
 func (h *HTTPHandler) drop(sid string) {
 	h.mu.Lock()
-	delete(h.sessions, sid)
+	if s := h.sessions[sid]; s != nil {
+		h.removeLocked(sid, s)
+	}
 	h.mu.Unlock()
+}
+
+// removeLocked takes session sid, s, out of the table.
+func (h *HTTPHandler) removeLocked(sid string, s *httpSession) {
+	delete(h.sessions, sid)
+	if h.clients[s.client]--; h.clients[s.client] <= 0 {
+		delete(h.clients, s.client)
+	}
 }
 
 // sweep ends idle sessions now and then, so that clients that never come
 // back do not keep theirs forever.
 func (h *HTTPHandler) sweep() {
-	every := min(max(h.idle/4, 10*time.Millisecond), time.Minute)
+	every := min(max(h.unused/4, 10*time.Millisecond), time.Minute)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -308,16 +360,21 @@ func (h *HTTPHandler) sweep() {
 func (h *HTTPHandler) expireLocked(now time.Time) {
 	for sid, s := range h.sessions {
 		if h.expiredLocked(s, now) {
-			delete(h.sessions, sid)
+			h.removeLocked(sid, s)
 			s.Cancel()
 		}
 	}
 }
 
-// expiredLocked reports whether s has been idle too long. A session with
-// a call in flight is not idle.
+// expiredLocked reports whether s has been idle too long: SessionIdle, or
+// SessionUnused when it has made no request since initialize. A session
+// with a call in flight is not idle.
 func (h *HTTPHandler) expiredLocked(s *httpSession, now time.Time) bool {
-	return now.Sub(s.last) > h.idle && !s.Busy()
+	limit := h.idle
+	if !s.used {
+		limit = h.unused
+	}
+	return now.Sub(s.last) > limit && !s.Busy()
 }
 
 // sessionMethod reports whether method is one a session serves.

@@ -2,13 +2,17 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/internal/nexus/guard"
 )
 
 // httpClient talks to an HTTPHandler served on a real loopback port.
@@ -263,5 +267,134 @@ func TestHTTPCancelledCallGetsNoReply(t *testing.T) {
 	}
 	if r := <-got; r != "Accepted " {
 		t.Errorf("the cancelled call's POST: got %q, want 202 with no body", r)
+	}
+}
+
+// serveGuarded is serveHTTP behind a guard.Policy, as the nexus commands
+// serve it.
+func serveGuarded(t *testing.T, hopts HTTPOptions, gopts guard.Options) (*httpClient, *HTTPHandler) {
+	t.Helper()
+	srv, _ := callsServer(t, Options{})
+	h := NewHTTPHandler(srv, hopts)
+	ts := httptest.NewUnstartedServer(nil)
+	gopts.Addr = ts.Listener.Addr().String()
+	p, err := guard.New(gopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = p.Wrap(h)
+	ts.Start()
+	t.Cleanup(func() {
+		ts.Close()
+		h.Close()
+	})
+	return &httpClient{t: t, url: ts.URL}, h
+}
+
+// TestHTTPErrorsAreJSON: what the endpoint refuses before (or without) a
+// JSON-RPC message is a JSON body {"error": ...}, as the guard's refusals
+// are; a chunked body over the limit as much as one whose Content-Length
+// says so.
+func TestHTTPErrorsAreJSON(t *testing.T) {
+	c, _ := serveGuarded(t, HTTPOptions{}, guard.Options{MaxBody: 1000})
+	sid := c.open()
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("x", 5000) + `"}}}`
+	for _, tc := range []struct {
+		name   string
+		method string
+		body   io.Reader
+		sid    string
+		status int
+		says   string
+	}{
+		{"Content-Length over the limit", http.MethodPost, strings.NewReader(big), sid, 413, "limit is 1000 bytes"},
+		{"chunked over the limit", http.MethodPost, io.MultiReader(strings.NewReader(big)), sid, 413, "limit is 1000 bytes"},
+		{"GET", http.MethodGet, nil, sid, 405, "method not allowed"},
+		{"PUT", http.MethodPut, nil, sid, 405, "method not allowed"},
+		{"DELETE without a session id", http.MethodDelete, nil, "", 400, "missing Mcp-Session-Id"},
+		{"DELETE of an unknown session", http.MethodDelete, nil, "00000000000000000000000000000000", 404, "unknown or expired session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, c.url, tc.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if tc.sid != "" {
+				req.Header.Set(HeaderSessionID, tc.sid)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			var got struct {
+				Error string `json:"error"`
+			}
+			if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" ||
+				json.Unmarshal(body, &got) != nil || !strings.Contains(got.Error, tc.says) {
+				t.Errorf("got %d %q %s, want %d and a JSON error saying %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status, tc.says)
+			}
+			if tc.status == 405 && resp.Header.Get("Allow") != "POST, DELETE" {
+				t.Errorf("Allow: %q", resp.Header.Get("Allow"))
+			}
+		})
+	}
+}
+
+// TestHTTPClientSessionCap: one client (here, one address) may hold
+// MaxClientSessions; another client still gets its own, and an ended
+// session makes room.
+func TestHTTPClientSessionCap(t *testing.T) {
+	c, _ := serveGuarded(t, HTTPOptions{MaxClientSessions: 2, MaxSessions: 10}, guard.Options{})
+	first := c.open()
+	c.open()
+	status, body, hdr := c.post(context.Background(), "", initLine)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(body, "too many sessions from this client (2)") {
+		t.Errorf("a third session from one client: %d %s", status, body)
+	}
+
+	// From 127.0.0.2, another client (Linux routes all of 127/8 to
+	// loopback; elsewhere the address may not exist).
+	other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+		LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(initLine))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := other.Do(req); err != nil {
+		t.Logf("no second loopback address: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get(HeaderSessionID) == "" {
+			t.Errorf("a session from another client: %d", resp.StatusCode)
+		}
+	}
+
+	if got := c.do(http.MethodDelete, first); got != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", got)
+	}
+	c.open()
+}
+
+// TestHTTPUnusedSessionExpires: a session that made no request after
+// initialize ends after SessionUnused, long before SessionIdle; one that
+// did stays.
+func TestHTTPUnusedSessionExpires(t *testing.T) {
+	c, h, _ := serveHTTP(t, Options{}, HTTPOptions{SessionUnused: 200 * time.Millisecond, SessionIdle: time.Hour})
+	unused := c.open()
+	used := c.open()
+	if status, _, _ := c.post(context.Background(), used, listLine); status != 200 {
+		t.Fatalf("tools/list: %d", status)
+	}
+	for deadline := time.Now().Add(30 * time.Second); h.Sessions() > 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions after 30 s, want the unused one gone", h.Sessions())
+		}
+	}
+	if status, _, _ := c.post(context.Background(), unused, listLine); status != http.StatusNotFound {
+		t.Errorf("the unused session: %d, want 404", status)
+	}
+	if status, _, _ := c.post(context.Background(), used, listLine); status != 200 {
+		t.Errorf("the used session: %d, want 200", status)
 	}
 }

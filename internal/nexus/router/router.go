@@ -87,6 +87,13 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
 	rt.mux.HandleFunc("GET /discover", rt.discover)
 	rt.mux.HandleFunc("GET /health", rt.health)
+	// Every other request is answered in JSON too, not by the mux's
+	// plain text: a path served for other methods is 405 (a pattern with
+	// a method wins over the same path without), anything else 404.
+	rt.mux.Handle("/call/{module}/{command}", guard.MethodNotAllowed("", http.MethodPost))
+	rt.mux.Handle("/discover", guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+	rt.mux.Handle("/health", guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+	rt.mux.Handle("/", guard.NotFound("/mcp, POST /call/<module>/<command>, GET /discover and GET /health"))
 	return rt, nil
 }
 
@@ -121,11 +128,7 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		if guard.TooLarge(err) {
-			guard.Error(w, http.StatusRequestEntityTooLarge, "request body too large")
-			return
-		}
-		guard.Error(w, http.StatusBadRequest, "read request body: "+err.Error())
+		guard.BodyError(w, err)
 		return
 	}
 	var named map[string]json.RawMessage
@@ -217,7 +220,7 @@ func (rt *Router) modules() []string {
 func writeValue(w http.ResponseWriter, status int, v any) {
 	out, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, "encode reply: "+err.Error(), http.StatusInternalServerError)
+		guard.Error(w, http.StatusInternalServerError, "encode reply: "+err.Error())
 		return
 	}
 	writeJSON(w, status, out)
