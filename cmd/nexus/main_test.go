@@ -52,7 +52,11 @@ func TestUnknownFlagIsUsageError(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout %q, want nothing", stdout)
 			}
-			if want := "nexus: flag provided but not defined: -bogus\n"; stderr != want {
+			want := "nexus: flag provided but not defined: -bogus\n"
+			if cmd := args[0]; cmd != "--bogus" {
+				want = "nexus: unknown flag --bogus for nexus " + cmd + "; nexus " + cmd + " --help lists its flags\n"
+			}
+			if stderr != want {
 				t.Errorf("stderr %q, want %q", stderr, want)
 			}
 		})
