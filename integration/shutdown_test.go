@@ -1,15 +1,12 @@
 package integration
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // How nexus ends: on the first signal a server drains for --shutdown-grace
@@ -242,96 +239,4 @@ func TestRunSecondSignal(t *testing.T) {
 		t.Errorf("exit 0 after two SIGINTs\n%s", w.dump())
 	}
 	p.checkClean()
-}
-
-// TestStdioMaxLine: a line over --max-line is answered with an error that
-// carries the request's id when it comes before the arguments, and the
-// server goes on.
-func TestStdioMaxLine(t *testing.T) {
-	p := build(t, stopProgram)
-	c := startMCPConn(t, p, "--max-line", "1000")
-	c.initialize("2025-06-18")
-	huge := `{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"big","arguments":{"_1":1,"_2":"` +
-		strings.Repeat("y", 3<<20) + `"}}}`
-	c.send(huge)
-	c.recv("long").rpcError(t, -32600, "3145", "over the limit of 1000 bytes")
-	if got := c.callTool(2, "double", map[string]any{"_1": 21}).text(t); got != "42" {
-		t.Errorf("double 21 after the long line = %s", got)
-	}
-	c.closeAll()
-}
-
-// TestStdioBacklog: a client that sends calls but reads no reply stops
-// being read once the replies waiting for it pass --max-backlog, instead
-// of having the nexus hold them all; once it reads, every reply comes
-// whole and the server goes on.
-func TestStdioBacklog(t *testing.T) {
-	p := build(t, stopProgram)
-	const calls, size = 30, 2 << 20
-	c, readStdout := startMCPUnread(t, p, p.launcher, "--max-backlog", "1000000")
-	// The handshake's replies are small: they fit the pipe unread.
-	c.send(rpcLine("init", "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "0"}}),
-		rpcLine(nil, "notifications/initialized", nil))
-	// One call at a time, each once the previous one began: a client that
-	// goes on sending. No reply can be written whole to a pipe nobody
-	// reads, so once a reply is ready the server must stop taking calls
-	// (those it took before they were ready still run); had it gone on,
-	// every call would run in turn.
-	sent := 0
-	for i := 0; i < calls; i++ {
-		tag := fmt.Sprintf("c%d", i)
-		c.send(rpcLine(tag, "tools/call", map[string]any{"name": "big", "arguments": map[string]any{"_1": size, "_2": tag}}))
-		sent++
-		if i >= 2 && !c.stderrWithin("big started "+tag, backlogWait) {
-			break
-		}
-	}
-	c.mu.Lock()
-	started := strings.Count(c.stderr.String(), "big started ")
-	c.mu.Unlock()
-	if started == calls {
-		t.Errorf("all %d calls of %d MB ran with no reply read: the server never stopped reading\n%s", started, size>>20, c.stderrText())
-	}
-	t.Logf("%d calls of %d ran before the server stopped reading", started, calls)
-	readStdout()
-	c.recv("init")
-	for i := 0; i < sent; i++ {
-		tag := fmt.Sprintf("c%d", i)
-		r := c.recv(tag)
-		var text string
-		if err := json.Unmarshal([]byte(r.tool(t).Content[0].Text), &text); err != nil || len(text) != size {
-			t.Errorf("reply %s: %d bytes of text, %v; want a string of %d", tag, len(text), err, size)
-		}
-	}
-	if got := c.callTool("after", "double", map[string]any{"_1": 3}).text(t); got != "6" {
-		t.Errorf("double 3 once the replies were read = %s", got)
-	}
-	c.closeAll()
-}
-
-// backlogWait is how long TestStdioBacklog watches for a call the server
-// should not take. It is no limit on the server's speed: a slow machine
-// can only make the test miss a server that reads on, never fail one that
-// stops.
-const backlogWait = 5 * time.Second
-
-// stderrWithin waits up to d for s on the server's stderr and reports
-// whether it came.
-func (w *watched) stderrWithin(s string, d time.Duration) bool {
-	w.t.Helper()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		w.mu.Lock()
-		ok, over, changed := strings.Contains(w.stderr.String(), s), w.over(), w.changed
-		w.mu.Unlock()
-		if ok || over {
-			return ok
-		}
-		select {
-		case <-changed:
-		case <-timer.C:
-			return false
-		}
-	}
 }
