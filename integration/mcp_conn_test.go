@@ -49,6 +49,15 @@ func startMCPConn(t *testing.T, p *program, flags ...string) *mcpConn {
 // manifest.
 func startMCPServing(t *testing.T, p *program, target string, flags ...string) *mcpConn {
 	t.Helper()
+	c, readStdout := startMCPUnread(t, p, target, flags...)
+	readStdout()
+	return c
+}
+
+// startMCPUnread is startMCPServing for a client that does not read the
+// server's stdout until it calls readStdout.
+func startMCPUnread(t *testing.T, p *program, target string, flags ...string) (c *mcpConn, readStdout func()) {
+	t.Helper()
 	args := append(append([]string{"mcp"}, flags...), target)
 	cmd := exec.Command(nexusBin, args...)
 	cmd.Dir = t.TempDir()
@@ -65,12 +74,12 @@ func startMCPServing(t *testing.T, p *program, target string, flags ...string) *
 		t.Fatal(err)
 	}
 	cmd.Stdout = outW
-	c := &mcpConn{p: p, stdin: stdin}
+	c = &mcpConn{p: p, stdin: stdin}
 	c.over = func() bool { return c.stdoutEOF && c.stderrEOF && c.exited }
 	c.dump = func() string { return "stdout:\n" + c.stdoutText() + "\nstderr:\n" + c.stderrText() }
 	c.start(t, cmd, outW)
-	go c.readStdout(outR)
-	return c
+	t.Cleanup(func() { outR.Close() }) // harmless once read to its end
+	return c, func() { go c.readStdout(outR) }
 }
 
 func (c *mcpConn) readStdout(r *os.File) {

@@ -1088,7 +1088,7 @@ func TestHTTPSessionCap(t *testing.T) {
 }
 
 // TestHTTPGracefulShutdown: SIGTERM during a call lets it finish and
-// answer, then the server stops its pools and exits 0.
+// answer within the grace, then the server stops its pools and exits 0.
 func TestHTTPGracefulShutdown(t *testing.T) {
 	p := build(t, httpProgram)
 	for _, c := range []struct {
@@ -1100,7 +1100,9 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := p.in(t)
-			s := startHTTP(t, p.tmp, nil, c.command, p.launcher)
+			// A grace far longer than the call needs once released (see
+			// TestShutdownGrace for a call that outlives it).
+			s := startHTTP(t, p.tmp, nil, c.command, p.launcher, "--shutdown-grace", "10m")
 			h := newHolder(t)
 			fifo := h.fifo("last")
 			var call *async

@@ -7,10 +7,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -110,19 +108,21 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle("/", guard.NotFound("/mcp"))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	prog.StartPools(ctx, os.Stderr)
-	return serveHTTP(ctx, c, mux, "MCP at /mcp", func() {
+	closeAll := func() {
 		h.Close()
 		prog.Close()
-	})
+	}
+	ctx, stop := onSignals(closeAll)
+	defer stop()
+	prog.StartPools(ctx, os.Stderr)
+	return serveHTTP(ctx, c, mux, "MCP at /mcp", closeAll)
 }
 
 // serveHTTP serves h behind the guard on --http-host:--http-port until ctx
 // ends (a signal), then shuts down gracefully: it stops accepting, lets
-// the requests in flight finish, and then calls stop (which ends sessions
-// and stops pools).
+// the requests in flight finish for up to --shutdown-grace, cancels those
+// still running, and then calls stop (which ends sessions and stops
+// pools).
 func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string, stop func()) error {
 	addr := net.JoinHostPort(c.String("http-host"), strconv.Itoa(c.Int("http-port")))
 	token, err := authToken(c)
@@ -159,8 +159,12 @@ func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string,
 	ln = guard.LimitListener(ln, c.Int("max-conns"))
 	callTimeout := c.Duration("timeout")
 	const headerTimeout = 10 * time.Second
+	// Every request's context ends when the grace is over.
+	requests, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
 	srv := &http.Server{
-		Handler: policy.Wrap(h),
+		Handler:     policy.Wrap(h),
+		BaseContext: func(net.Listener) context.Context { return requests },
 		// Slow clients must not hold connections: headers come quickly,
 		// and a body at the guard's pace (its deadlines grow as it
 		// comes), or not at all.
@@ -176,23 +180,33 @@ func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string,
 	// that 0 picked.
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	fmt.Fprintf(os.Stderr, "nexus: serving %s on http://%s\n", what, net.JoinHostPort(c.String("http-host"), port))
+	grace := c.Duration("shutdown-grace")
+	sayStopping(ctx, grace)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr, "nexus: stopping: finishing the calls in flight")
-		grace := callTimeout
-		if grace <= 0 {
-			grace = tool.DefaultCallTimeout
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), grace)
-		err = srv.Shutdown(sctx)
-		cancel()
+		err = drainHTTP(srv, grace, cancelRequests)
 	}
 	stop()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
+	}
+	return err
+}
+
+// drainHTTP stops srv: no new connections, the requests in flight get
+// grace to finish, then cancel ends those still running and their
+// connections are closed.
+func drainHTTP(srv *http.Server, grace time.Duration, cancel func()) error {
+	sctx, done := context.WithTimeout(context.Background(), grace)
+	defer done()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(os.Stderr, "nexus: stopping: cancelling the calls still running after %v\n", grace)
+		cancel()
+		err = srv.Close()
 	}
 	return err
 }

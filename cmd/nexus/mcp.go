@@ -2,14 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,11 +27,11 @@ func mcpCommand() *cli.Command {
 			"the pools' output go to stderr. With --http-port the tools are served over\n" +
 			"Streamable HTTP at http://HOST:PORT/mcp instead.\n" +
 			"`./PROG --mcp-config` prints the entry to paste into an MCP client.",
-		Flags: append([]cli.Flag{
+		Flags: append(append([]cli.Flag{
 			// Left out, the server speaks stdio, which is what the help
 			// says instead of the zero that a port of 0 would mean.
 			&cli.IntFlag{Name: "http-port", DefaultText: "stdio", Usage: "serve over HTTP on `PORT` (0 picks a free one) instead of stdio"},
-		}, serverFlags()...),
+		}, serverFlags()...), append(stdioFlags(), shutdownFlag())...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError{errors.New("mcp needs exactly one program: nexus mcp PROG|MANIFEST [--http-port N]")}
@@ -45,6 +42,11 @@ func mcpCommand() *cli.Command {
 			}
 			tuneGC()
 			if c.IsSet("http-port") {
+				for _, name := range stdioOnlyFlags {
+					if c.IsSet(name) {
+						return usageError{fmt.Errorf("--%s is for stdio, not --http-port (see --max-body)", name)}
+					}
+				}
 				return serveProgramHTTP(c, m)
 			}
 			for _, name := range httpOnlyFlags {
@@ -52,14 +54,29 @@ func mcpCommand() *cli.Command {
 					return usageError{fmt.Errorf("--%s needs --http-port", name)}
 				}
 			}
-			return serveStdio(m, callOptions(c), poolOptions(c))
+			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c))
 		},
 	}
 }
 
+// stdioOnlyFlags make sense only when serving over stdio.
+var stdioOnlyFlags = []string{"max-line", "max-backlog"}
+
+// stdioFlags bound what a stdio client may make the nexus hold.
+func stdioFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Int64Flag{Name: "max-line", Value: mcp.DefaultMaxLine, Usage: "over stdio, refuse messages (lines) over `BYTES`, as --max-body does over HTTP"},
+		&cli.Int64Flag{Name: "max-backlog", Value: mcp.DefaultMaxBacklog, Usage: "over stdio, stop reading requests while over `BYTES` of replies wait for the client to read them"},
+	}
+}
+
+func stdioOptions(c *cli.Context) mcp.StdioOptions {
+	return mcp.StdioOptions{Grace: c.Duration("shutdown-grace"), MaxLine: c.Int64("max-line"), MaxBacklog: c.Int64("max-backlog")}
+}
+
 // serveStdio serves program m over stdio until stdin ends or a signal
-// comes, then stops the pools.
-func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options) error {
+// comes, then stops the pools (see onSignals).
+func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sopts mcp.StdioOptions) error {
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -67,13 +84,14 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options) err
 		return err
 	}
 	defer out.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	prog := program.New(m, popts)
-	defer prog.Close()
+	ctx, stop := onSignals(func() { prog.Close() })
+	defer stop()
+	defer prog.Close() // first, with a second signal still watched
+	sayStopping(ctx, sopts.Grace)
+
 	prog.StartPools(ctx, os.Stderr)
-	err = mcp.ServeStdio(ctx, newServer(prog, opts, os.Stderr), os.Stdin, out)
+	err = mcp.ServeStdio(ctx, newServer(prog, opts, os.Stderr), os.Stdin, out, sopts)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
 	}

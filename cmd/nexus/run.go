@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 
@@ -47,24 +45,27 @@ func runCommand() *cli.Command {
 }
 
 // runProgram runs one command line of program m. Ctrl-C or SIGTERM cancels
-// the call and stops the pools before exiting.
+// the call and stops the pools before exiting; a second one exits at once
+// (see onSignals).
 func runProgram(m *manifest.Manifest, argv []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	// The stack is built only for a command that calls a pool, and
 	// starts only the pools it calls, on its first call of each.
-	var prog *program.Program
-	defer func() {
-		if prog != nil {
-			prog.Close()
+	var prog atomic.Pointer[program.Program]
+	closePools := func() {
+		if p := prog.Load(); p != nil {
+			p.Close()
 		}
-	}()
+	}
+	ctx, stop := onSignals(closePools)
+	defer stop()
+	defer closePools()
 	r := &nexuscli.Runner{
 		M:    m,
 		Prog: progName(m),
 		NewPools: func() (dispatch.Caller, error) {
-			prog = program.New(m, pool.Options{Stderr: os.Stderr})
-			return prog.Pools, nil
+			p := program.New(m, pool.Options{Stderr: os.Stderr})
+			prog.Store(p)
+			return p.Pools, nil
 		},
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,

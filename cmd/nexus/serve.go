@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,7 +21,7 @@ func serveCommand() *cli.Command {
 			"(each program's pools). Pools start on first use.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "http-port", Required: true, Usage: "listen on `PORT` (0 picks a free one)"},
-		}, serverFlags()...),
+		}, append(serverFlags(), shutdownFlag())...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError{errors.New("serve needs at least one program: nexus serve PROG... --http-port N")}
@@ -44,9 +41,10 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			closeAll := func() { rt.Close() }
+			ctx, stop := onSignals(closeAll)
 			defer stop()
-			return serveHTTP(ctx, c, rt, "MCP at /mcp and the JSON API", func() { rt.Close() })
+			return serveHTTP(ctx, c, rt, "MCP at /mcp and the JSON API", closeAll)
 		},
 	}
 }

@@ -53,6 +53,7 @@ func (s *server) Call(_ context.Context, req *proto.CallRequest) (*proto.CallRep
 	if !ok {
 		return &proto.CallReply{Error: fmt.Sprintf("this Go pool has no function with id %d; rebuild the program with `nexus make`", req.Function)}, nil
 	}
+	defer afterCall(allocated())
 	result, err := run(f, req.Args)
 	if err != nil {
 		return &proto.CallReply{Error: err.Error()}, nil

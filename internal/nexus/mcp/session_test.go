@@ -339,11 +339,15 @@ type stdioConn struct {
 }
 
 func serveStdio(t *testing.T, ctx context.Context, srv *Server) *stdioConn {
+	return serveStdioWith(t, ctx, srv, StdioOptions{})
+}
+
+func serveStdioWith(t *testing.T, ctx context.Context, srv *Server, opts StdioOptions) *stdioConn {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &stdioConn{t: t, in: inW, replies: make(chan map[string]json.RawMessage, 16), done: make(chan error, 1)}
 	go func() {
-		c.done <- ServeStdio(ctx, srv, inR, outW)
+		c.done <- ServeStdio(ctx, srv, inR, outW, opts)
 		outW.Close()
 	}()
 	go func() {

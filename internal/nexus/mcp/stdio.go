@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,36 +8,94 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/osproc"
 )
+
+// Bounds of the stdio transport, the defaults of StdioOptions.
+const (
+	// DefaultMaxLine bounds a message read from stdin: the HTTP
+	// transport's bound on a request body, so that a message either
+	// transport takes the other takes too.
+	DefaultMaxLine = guard.DefaultMaxBody
+	// DefaultMaxBacklog bounds the replies waiting for a client that does
+	// not read them before the server stops reading requests: as much as
+	// one message may carry, so that one large result never stalls the
+	// reading, while a client that stopped reading holds at most this
+	// much (plus the replies of the calls already running) in the nexus.
+	DefaultMaxBacklog = guard.DefaultMaxBody
+)
+
+// cancelWait bounds how long ServeStdio waits, once it has cancelled the
+// calls still in flight, for them to end and their replies to be written.
+// A cancelled call ends at once; what may not end is a reply's write to a
+// client that no longer reads, and the server does not wait for that.
+const cancelWait = time.Second
+
+// StdioOptions configure ServeStdio. The zero value works.
+type StdioOptions struct {
+	// Grace is how long the calls in flight may take to finish and reply
+	// once the server stops (stdin ended or ctx is done); those still
+	// running after it are cancelled. Zero cancels them at once.
+	Grace time.Duration
+	// MaxLine bounds a line of stdin, in bytes; zero means
+	// DefaultMaxLine. A longer line is skipped, never held whole, and
+	// answered with a JSON-RPC error.
+	MaxLine int64
+	// MaxBacklog is the amount of replies, in bytes, waiting to be
+	// written to a client that does not read them, above which no further
+	// request is read until it falls again; zero means DefaultMaxBacklog.
+	MaxBacklog int64
+}
+
+func (o StdioOptions) withDefaults() StdioOptions {
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	if o.MaxBacklog <= 0 {
+		o.MaxBacklog = DefaultMaxBacklog
+	}
+	return o
+}
 
 // ServeStdio serves srv to one client over a pair of streams, as MCP's
 // stdio transport: one JSON-RPC message per line read from in, one reply
 // per line written to out. Requests are handled concurrently (see
-// Session.Handle); each reply is written whole, with one Write.
+// Session.Handle); each reply is written whole, with one Write. While
+// more than opts.MaxBacklog bytes of replies wait to be written, no
+// further line is read.
 //
-// ServeStdio returns nil when in ends, once the calls in flight have
-// replied, and ctx's error when ctx is done, once the calls in flight
-// (which ctx cancels) have ended. A failure to write to out ends it too,
-// with that error. The goroutine reading in ends when in does.
-func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w := &replyWriter{out: out, fail: cancel}
+// The server stops when in ends (MCP's stdio shutdown: the client closes
+// the server's stdin) or when ctx is done (a signal): it reads no more,
+// lets the calls in flight finish and reply for up to opts.Grace, cancels
+// those still running, and returns once they have ended, or at most
+// cancelWait later when a reply cannot be written. It returns nil when in
+// ended, and ctx's error when ctx ended it. A failure to read in or to
+// write out ends it too, with that error, and cancels the calls at once.
+// The goroutine reading in ends when in does, and a reply's write blocked
+// on out stays blocked until out is closed.
+func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, opts StdioOptions) error {
+	opts = opts.withDefaults()
+	// The calls' context ends when the server gives up on them, not when
+	// ctx does: ctx only asks the server to stop.
+	calls, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelCalls()
+	w := newReplyWriter(out, cancelCalls)
 	ss := srv.NewSession()
 
-	lines := make(chan []byte)
+	lines := make(chan line)
 	readErr := make(chan error, 1)
 	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
+		lr := newLineReader(in, opts.MaxLine)
 		for {
-			// No limit on a line: a call may carry a large array.
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
+			l, err := lr.next()
+			if l.tooLong != nil || len(bytes.TrimSpace(l.data)) > 0 {
 				select {
-				case lines <- line:
-				case <-ctx.Done():
+				case lines <- l:
+				case <-calls.Done():
 					return
 				}
 			}
@@ -53,46 +110,138 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer) e
 	}()
 
 	for {
+		if !w.waitRoom(ctx, opts.MaxBacklog) {
+			return stop(ss, w, opts.Grace, ctx.Err())
+		}
 		select {
-		case line := <-lines:
-			ss.Handle(ctx, line, w.write)
+		case l := <-lines:
+			if l.tooLong != nil {
+				w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
+				continue
+			}
+			ss.Handle(calls, l.data, w.write)
 		case err := <-readErr:
-			ss.Wait()
 			if err != nil {
-				return fmt.Errorf("read stdin: %w", err)
+				cancelCalls()
+				return stop(ss, w, 0, fmt.Errorf("read stdin: %w", err))
 			}
-			return w.err()
+			return stop(ss, w, opts.Grace, nil)
 		case <-ctx.Done():
-			ss.Cancel()
-			ss.Wait()
-			if err := w.err(); err != nil {
-				return err
-			}
-			return ctx.Err()
+			return stop(ss, w, opts.Grace, ctx.Err())
+		case <-calls.Done(): // writing failed
+			return stop(ss, w, 0, nil)
 		}
 	}
 }
 
-// replyWriter writes replies, one line each, from many goroutines.
+// stop ends a stdio session: it waits up to grace for the calls in
+// flight, cancels those left and waits up to cancelWait for them. It
+// returns the write error if writing failed, else why.
+func stop(ss *Session, w *replyWriter, grace time.Duration, why error) error {
+	ended := make(chan struct{})
+	go func() {
+		ss.Wait()
+		close(ended)
+	}()
+	if !waitUpTo(ended, grace) {
+		ss.Cancel()
+		waitUpTo(ended, cancelWait)
+	}
+	if err := w.err(); err != nil {
+		return err
+	}
+	return why
+}
+
+// waitUpTo waits for done up to d and reports whether it came.
+func waitUpTo(done <-chan struct{}, d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// replyWriter writes replies, one line each, from many goroutines, and
+// keeps count of the bytes waiting to be written (the backlog).
 type replyWriter struct {
-	mu     sync.Mutex
-	out    io.Writer
-	failed error
-	fail   func() // called once writing has failed
+	wmu  sync.Mutex // held while writing
+	out  io.Writer
+	fail func() // called once writing has failed
+
+	// Guarded by mu, never held while writing, so that the backlog and a
+	// failure can be read while a write blocks.
+	mu      sync.Mutex
+	backlog int64
+	failed  error
+	// room gets a token whenever the backlog shrinks or writing fails;
+	// its buffer of one keeps a wake-up from being lost.
+	room chan struct{}
+}
+
+func newReplyWriter(out io.Writer, fail func()) *replyWriter {
+	return &replyWriter{out: out, fail: fail, room: make(chan struct{}, 1)}
 }
 
 func (w *replyWriter) write(reply []byte) {
 	if reply == nil {
 		return // a cancelled call
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.failed != nil {
+	w.grow(int64(len(reply)) + 1)
+	defer w.grow(-int64(len(reply)) - 1)
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if w.err() != nil {
 		return
 	}
 	if _, err := w.out.Write(append(reply, '\n')); err != nil {
+		w.mu.Lock()
 		w.failed = fmt.Errorf("write stdout: %w", err)
+		w.mu.Unlock()
 		w.fail()
+	}
+}
+
+// grow adds n bytes to the backlog, and wakes waitRoom when it shrinks.
+func (w *replyWriter) grow(n int64) {
+	w.mu.Lock()
+	w.backlog += n
+	w.mu.Unlock()
+	if n < 0 {
+		select {
+		case w.room <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitRoom waits until the backlog is at most limit. It reports false if
+// ctx ended first, and true, not waiting, once writing has failed (the
+// caller then finds its calls' context done).
+func (w *replyWriter) waitRoom(ctx context.Context, limit int64) bool {
+	for {
+		w.mu.Lock()
+		full := w.backlog > limit && w.failed == nil
+		w.mu.Unlock()
+		if !full {
+			return true
+		}
+		select {
+		case <-w.room:
+		case <-ctx.Done():
+			return false
+		}
 	}
 }
 
