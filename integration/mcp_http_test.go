@@ -153,16 +153,19 @@ func launchHTTP(t *testing.T, tmp string, env []string, args ...string) *httpSer
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
 	s := &httpServer{}
-	s.over = func() bool { return s.exited }
+	// Its stderr may still hold a last line when the exit is seen: the
+	// server is over only once both are in.
+	s.over = func() bool { return s.exited && s.stderrEOF }
 	s.dump = func() string { return "stderr:\n" + s.stderrText() }
 	s.start(t, cmd)
 	return s
 }
 
-// wait waits for the server to exit and returns its exit code.
+// wait waits for the server to exit and returns its exit code; its
+// stderr is then whole.
 func (s *httpServer) wait() int {
 	s.t.Helper()
-	s.waitFor("the server to exit", func() bool { return s.exited })
+	s.waitFor("the server to exit", func() bool { return s.exited && s.stderrEOF })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode
