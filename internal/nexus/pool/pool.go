@@ -3,8 +3,9 @@
 //
 // A Supervisor starts a pool when a call first needs it (or eagerly, with
 // Start), notices when it dies, starts it again on the next call unless it
-// keeps dying, and stops every pool on Close, leaving no process, socket or
-// temporary folder behind. The pools' stderr is copied, line by line and
+// keeps dying, replaces it when it is clogged by calls nobody waits for or
+// stops answering (see abandon.go), and stops every pool on Close, leaving
+// no process, socket or temporary folder behind. The pools' stderr is copied, line by line and
 // unmodified, to a writer of the caller's choice; their stdout is the
 // go-plugin handshake only.
 //
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -38,6 +40,17 @@ const (
 	// take more, but calls beyond the bound wait here, where a cancelled
 	// caller stops waiting, rather than queue inside the pool.
 	DefaultMaxCalls = 32
+	// DefaultRetireGrace is how long the calls still awaited in a replaced
+	// pool may go on before it is killed: a minute of real work is worth
+	// waiting for, and a replaced pool whose live calls are slower holds
+	// its abandoned calls' slots no longer than that.
+	DefaultRetireGrace = time.Minute
+	// DefaultProbeInterval is how often a pool with calls pending and none
+	// completed lately is sent a health check, and DefaultProbeTimeout
+	// how long it has to answer: a pool whose every worker is taken
+	// answers nothing, while a busy one answers within milliseconds.
+	DefaultProbeInterval = 5 * time.Second
+	DefaultProbeTimeout  = 10 * time.Second
 )
 
 // Options configure a Supervisor. The zero value works.
@@ -59,8 +72,17 @@ type Options struct {
 	// Empty means os.TempDir().
 	TempDir string
 	// MaxCalls bounds the calls in flight in one pool; further calls wait
-	// for one to end. Zero means DefaultMaxCalls.
+	// for one to end. A call whose caller gave up counts until the pool
+	// answers it or is stopped. Zero means DefaultMaxCalls.
 	MaxCalls int
+	// RetireGrace bounds how long a replaced pool is kept for the calls
+	// still awaited in it. Zero means DefaultRetireGrace.
+	RetireGrace time.Duration
+	// ProbeInterval and ProbeTimeout pace the health checks of a pool
+	// that has calls pending and completes none. Zero means
+	// DefaultProbeInterval and DefaultProbeTimeout.
+	ProbeInterval time.Duration
+	ProbeTimeout  time.Duration
 }
 
 // Supervisor runs the pools of one program. All its methods are safe to
@@ -95,6 +117,15 @@ func New(m *manifest.Manifest, opts Options) *Supervisor {
 	}
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = DefaultMaxCalls
+	}
+	if opts.RetireGrace <= 0 {
+		opts.RetireGrace = DefaultRetireGrace
+	}
+	if opts.ProbeInterval <= 0 {
+		opts.ProbeInterval = DefaultProbeInterval
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
 	}
 	return &Supervisor{
 		m:      m,
@@ -166,8 +197,15 @@ type Status struct {
 	// "held" (died too often lately; not started again for now) or
 	// "stopped" (the supervisor is closed).
 	State string `json:"state"`
-	// Calls is the number of calls in flight.
+	// Calls is the number of calls in flight, Abandoned included.
 	Calls int `json:"calls"`
+	// Abandoned is the number of calls whose caller gave up (cancelled or
+	// timed out) but which still run in a pool: it cannot stop them.
+	Abandoned int `json:"abandoned"`
+	// Replaced counts the times the pool was replaced by a fresh one, and
+	// Replacement says why the last time.
+	Replaced    int    `json:"replaced"`
+	Replacement string `json:"replacement,omitempty"`
 	// Deaths counts deaths and failed starts within the death window.
 	Deaths int `json:"deaths"`
 	// Last says how the last death or failed start ended.
@@ -214,21 +252,26 @@ func (s *Supervisor) Start(ctx context.Context, langs ...string) error {
 // Call runs function f in its pool, starting the pool if needed (lazily).
 // args is a msgpack array; the result is msgpack. A failure of the user's
 // code is a *FunctionError, the death of the pool during the call a
-// *DiedError. Cancelling ctx abandons the call (the function may still run
-// to its end in the pool).
+// *DiedError. Cancelling ctx abandons the call: Call returns at once with
+// an error wrapping ctx.Err(), while the function, which no pool can stop,
+// may still run to its end; until it does, or its pool is stopped, it
+// keeps its place among the MaxCalls (see abandon.go).
 func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+	if f.ID < 0 || f.ID > math.MaxUint32 {
+		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)
+	}
 	sp, err := s.supervised(f.Pool)
 	if err != nil {
 		return nil, err
 	}
 	select {
 	case sp.slots <- struct{}{}:
-		defer func() { <-sp.slots }()
 	case <-ctx.Done():
 		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), ctx.Err())
 	}
-	inst, err := sp.running(ctx)
+	inst, err := sp.enter(ctx)
 	if err != nil {
+		<-sp.slots
 		return nil, err
 	}
 	return inst.call(ctx, f, args)
@@ -268,7 +311,7 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		}
 		s.dir = dir
 	}
-	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls)}
+	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls), retiring: map[*instance]struct{}{}}
 	s.pools[lang] = sp
 	return sp, nil
 }

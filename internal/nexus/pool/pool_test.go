@@ -634,6 +634,27 @@ func TestPoolDiesWithNexus(t *testing.T) {
 	}
 }
 
+// TestAbandonedCallsReplacePool: calls abandoned by their callers go on
+// sleeping in the pool, a thread each. The supervisor counts them against
+// MaxCalls and, once they are more than half of it, replaces the pool:
+// every call still reaches a pool, a fresh one answers afterwards, the
+// call still awaited in the old pool ends well, and the old pool with its
+// threads is gone.
+func TestAbandonedCallsReplacePool(t *testing.T) {
+	m := program(t, `import os, sys, time
+
+def nap(tag, seconds):
+    print("nap started", tag, file=sys.stderr, flush=True)
+    time.sleep(seconds)
+    return tag
+
+def pid(x):
+    return os.getpid()
+`, pooltest.NapFn, pooltest.PidFn)
+	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 8})
+	pooltest.AbandonUntilReplaced(t, s, m, stderr, 8, 20, 2)
+}
+
 func TestHealthCheck(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
