@@ -305,9 +305,9 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		return nil, err
 	}
 	if s.dir == "" {
-		dir, err := os.MkdirTemp(socketParent(s.opts.TempDir), "nexus-")
+		dir, err := makeSocketFolder(socketParent(s.opts.TempDir))
 		if err != nil {
-			return nil, fmt.Errorf("create the pools' socket folder: %w", err)
+			return nil, err
 		}
 		s.dir = dir
 	}
@@ -350,24 +350,4 @@ func (s *Supervisor) Close() error {
 		}
 	}
 	return nil
-}
-
-// maxSocketPath is the longest Unix socket path: sun_path holds 108 bytes
-// with the terminating NUL.
-const maxSocketPath = 107
-
-// socketTail is the longest path a pool's socket takes below the
-// supervisor's folder: "/nexus-" + 10 digits, go-plugin's
-// "/plugin-dir" + 10 digits, and the pool's "/pool.sock".
-const socketTail = len("/nexus-1234567890/plugin-dir1234567890/pool.sock")
-
-// socketParent returns where to make the private socket folder: dir, or
-// the system's temporary folder when sockets would not fit below dir.
-func socketParent(dir string) string {
-	for _, d := range []string{dir, os.TempDir(), "/tmp"} {
-		if d != "" && len(d)+socketTail <= maxSocketPath {
-			return d
-		}
-	}
-	return dir
 }
