@@ -726,8 +726,8 @@ func TestModulesWithTheSameName(t *testing.T) {
 // TestStaleSocketFoldersSwept: a nexus killed by SIGKILL leaves its
 // socket folder; the next supervisor to start a pool in the same temporary
 // folder removes it, and nothing else: not the folder of a live nexus, nor
-// one of an older naming it cannot judge, nor a symbolic link (or what it
-// points to).
+// one it cannot judge (no owner file, as an older nexus made them, or one
+// that is a symbolic link), nor a symbolic link (or what it points to).
 func TestStaleSocketFoldersSwept(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	tmp := socketTemp(t)
@@ -735,50 +735,59 @@ func TestStaleSocketFoldersSwept(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	dead, live := gone.Process.Pid, os.Getppid()
-	stale := filepath.Join(tmp, fmt.Sprintf("nexus-%d-123", dead))
-	if err := os.MkdirAll(filepath.Join(stale, "plugin-dir1"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(stale, "plugin-dir1", "pool.sock"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	target := t.TempDir()
-	if err := os.WriteFile(filepath.Join(target, "keep"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kept := []string{fmt.Sprintf("nexus-%d-456", live), "nexus-789", fmt.Sprintf("nexus-%d-12x", dead)}
-	for _, name := range kept {
-		if err := os.Mkdir(filepath.Join(tmp, name), 0o700); err != nil {
+	dead, live := strconv.Itoa(gone.Process.Pid)+"\n", strconv.Itoa(os.Getppid())+"\n"
+	folder := func(name, owner string) string {
+		t.Helper()
+		dir := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Join(dir, "plugin-dir1"), 0o700); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(filepath.Join(dir, "plugin-dir1", "pool.sock"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(owner), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
 	}
-	link := fmt.Sprintf("nexus-%d-321", dead)
-	if err := os.Symlink(target, filepath.Join(tmp, link)); err != nil {
+	stale := folder("nexus-123", dead)
+	kept := []string{folder("nexus-456", live), folder("nexus-789", ""), folder("nexus-12x", dead)}
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "owner"), []byte(dead), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	kept = append(kept, link)
+	linked := folder("nexus-654", "")
+	if err := os.Symlink(filepath.Join(elsewhere, "owner"), filepath.Join(linked, "owner")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tmp, "nexus-321")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, linked, link)
 
 	s := pool.New(m, pool.Options{TempDir: tmp, Stderr: &pooltest.Buffer{}})
 	if got, err := pooltest.Call(t, s, m, 0, int64(3)); err != nil || got != int64(3) {
 		t.Fatalf("f 3: %v, %v", got, err)
 	}
 	if _, err := os.Lstat(stale); err == nil {
-		t.Errorf("the folder of the dead nexus %d is still there", dead)
+		t.Errorf("the folder of the dead nexus %s is still there", strings.TrimSpace(dead))
 	}
-	for _, name := range kept {
-		if _, err := os.Lstat(filepath.Join(tmp, name)); err != nil {
-			t.Errorf("%s was removed: %v", name, err)
+	for _, path := range kept {
+		if _, err := os.Lstat(path); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(path), err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(target, "keep")); err != nil {
+	if _, err := os.Stat(filepath.Join(elsewhere, "owner")); err != nil {
 		t.Errorf("the sweep followed a symbolic link: %v", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range kept {
-		os.Remove(filepath.Join(tmp, name))
+	for _, path := range kept {
+		os.RemoveAll(path)
 	}
 	assertNoLeftovers(t, tmp)
 }

@@ -11,22 +11,28 @@ import (
 )
 
 // The pools' sockets live in a private folder the supervisor makes in the
-// temporary folder, named after the nexus's process id:
-// nexus-PID-RANDOM/plugin-dirRANDOM/pool.sock. Close removes it; a nexus
-// killed by SIGKILL cannot, so the next supervisor to make its folder
-// removes those whose nexus is gone (sweepStale).
+// temporary folder: nexus-RANDOM/plugin-dirRANDOM/pool.sock, beside a file
+// nexus-RANDOM/owner holding the nexus's process id. Close removes the
+// folder; a nexus killed by SIGKILL cannot, so the next supervisor to make
+// its folder removes those whose nexus is gone (sweepStale). The pid is in
+// a file, not in the name, because a socket's path must stay under 108
+// bytes.
 
-// folderPrefix opens the name of every socket folder.
-const folderPrefix = "nexus-"
+const (
+	// folderPrefix opens the name of every socket folder.
+	folderPrefix = "nexus-"
+	// ownerFile, in a socket folder, holds the pid of the nexus that made it.
+	ownerFile = "owner"
+)
 
 // maxSocketPath is the longest Unix socket path: sun_path holds 108 bytes
 // with the terminating NUL.
 const maxSocketPath = 107
 
 // socketTail is the longest path a pool's socket takes below the
-// supervisor's folder: "/nexus-" + a pid + "-" + 10 digits, go-plugin's
+// supervisor's folder: "/nexus-" + 10 digits, go-plugin's
 // "/plugin-dir" + 10 digits, and the pool's "/pool.sock".
-const socketTail = len("/nexus-1234567890-1234567890/plugin-dir1234567890/pool.sock")
+const socketTail = len("/nexus-1234567890/plugin-dir1234567890/pool.sock")
 
 // socketParent returns where to make the private socket folder: dir, or
 // the system's temporary folder when sockets would not fit below dir.
@@ -39,12 +45,17 @@ func socketParent(dir string) string {
 	return dir
 }
 
-// makeSocketFolder makes the supervisor's socket folder in parent, after
-// removing the stale ones there.
+// makeSocketFolder makes the supervisor's socket folder in parent, with
+// its owner file, after removing the stale ones there.
 func makeSocketFolder(parent string) (string, error) {
 	sweepStale(parent)
-	dir, err := os.MkdirTemp(parent, fmt.Sprintf("%s%d-", folderPrefix, os.Getpid()))
+	dir, err := os.MkdirTemp(parent, folderPrefix)
 	if err != nil {
+		return "", fmt.Errorf("create the pools' socket folder: %w", err)
+	}
+	owner := filepath.Join(dir, ownerFile)
+	if err := os.WriteFile(owner, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		os.RemoveAll(dir)
 		return "", fmt.Errorf("create the pools' socket folder: %w", err)
 	}
 	return dir, nil
@@ -52,51 +63,59 @@ func makeSocketFolder(parent string) (string, error) {
 
 // sweepStale removes the socket folders in parent that nexus processes
 // now gone left behind. It removes only real folders (never a symbolic
-// link, and RemoveAll follows none inside), owned by this user, whose
-// name is a socket folder's and whose pid is no running process's. A
-// folder it cannot judge, or remove, stays: sweeping is a courtesy, and a
-// nexus starts without it.
+// link, and RemoveAll follows none inside) owned by this user, named as
+// socket folders are, whose owner file, a regular file, names a process
+// that no longer runs. A folder it cannot judge stays: one with no owner
+// file yet (being made) or ever (made by an older nexus), one of another
+// user, one it cannot read. Sweeping is a courtesy; a nexus starts
+// without it.
 func sweepStale(parent string) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return
 	}
-	self := os.Getpid()
 	for _, e := range entries {
-		pid, ok := folderOwner(e.Name())
-		if !ok || pid == self || !e.IsDir() {
+		if !e.IsDir() || !socketFolderName(e.Name()) {
 			continue
 		}
 		path := filepath.Join(parent, e.Name())
-		fi, err := os.Lstat(path)
-		if err != nil || !fi.IsDir() || !osproc.OwnedByMe(fi) || osproc.Alive(pid) {
-			continue
+		if pid, ok := staleOwner(path); ok && !osproc.Alive(pid) {
+			_ = os.RemoveAll(path)
 		}
-		_ = os.RemoveAll(path)
 	}
 }
 
-// folderOwner returns the pid in a socket folder's name,
-// "nexus-PID-RANDOM" with both numbers in decimal; ok is false for any
-// other name, those of older nexus versions ("nexus-RANDOM") included.
-func folderOwner(name string) (pid int, ok bool) {
-	rest, found := strings.CutPrefix(name, folderPrefix)
-	if !found {
+// staleOwner returns the pid in the owner file of folder dir, when dir
+// and the file may be judged at all (see sweepStale).
+func staleOwner(dir string) (int, bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || !osproc.OwnedByMe(fi) {
 		return 0, false
 	}
-	digits, random, found := strings.Cut(rest, "-")
-	if !found || !decimal(digits) || !decimal(random) {
+	owner := filepath.Join(dir, ownerFile)
+	fi, err = os.Lstat(owner)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 32 {
 		return 0, false
 	}
-	pid, err := strconv.Atoi(digits)
-	return pid, err == nil && pid > 0
+	data, err := os.ReadFile(owner)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return 0, false
+	}
+	return pid, true
 }
 
-func decimal(s string) bool {
-	if s == "" {
+// socketFolderName reports whether name is a socket folder's:
+// "nexus-" and os.MkdirTemp's decimal digits.
+func socketFolderName(name string) bool {
+	digits, found := strings.CutPrefix(name, folderPrefix)
+	if !found || digits == "" {
 		return false
 	}
-	for _, c := range s {
+	for _, c := range digits {
 		if c < '0' || c > '9' {
 			return false
 		}
