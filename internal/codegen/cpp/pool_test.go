@@ -323,14 +323,19 @@ func TestUnresponsivePoolReplaced(t *testing.T) {
 	// Every thread sleeps: this call waits in the old pool until it is
 	// replaced and, after the grace, ended; the next goes to a fresh one.
 	const why = "c++ pool was replaced (it did not answer a health check"
-	if _, err := pooltest.Call(t, s, m, 1, int64(0)); err == nil || !strings.Contains(err.Error(), why) {
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := pooltest.Call(t, s, m, 1, int64(0))
+		stuck <- err
+	}()
+	if err := pooltest.Await(t, stuck, "the call sent to the unresponsive pool"); err == nil || !strings.Contains(err.Error(), why) {
 		t.Errorf("the call sent to the unresponsive pool: got %v, want the replacement's error", err)
 	}
 	if fresh := pooltest.Pid(t, s, m); fresh == old {
 		t.Fatalf("the pool (pid %d) was not replaced", old)
 	}
 	for i, done := range naps {
-		if err := <-done; err == nil || !strings.Contains(err.Error(), why) {
+		if err := pooltest.Await(t, done, fmt.Sprintf("nap %d", i)); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("nap %d in the replaced pool: got %v, want the replacement's error", i, err)
 		}
 	}
