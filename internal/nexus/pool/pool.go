@@ -106,32 +106,25 @@ func New(m *manifest.Manifest, opts Options) *Supervisor {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = DefaultStartTimeout
-	}
-	if opts.MaxDeaths <= 0 {
-		opts.MaxDeaths = DefaultMaxDeaths
-	}
-	if opts.DeathWindow <= 0 {
-		opts.DeathWindow = DefaultDeathWindow
-	}
-	if opts.MaxCalls <= 0 {
-		opts.MaxCalls = DefaultMaxCalls
-	}
-	if opts.RetireGrace <= 0 {
-		opts.RetireGrace = DefaultRetireGrace
-	}
-	if opts.ProbeInterval <= 0 {
-		opts.ProbeInterval = DefaultProbeInterval
-	}
-	if opts.ProbeTimeout <= 0 {
-		opts.ProbeTimeout = DefaultProbeTimeout
-	}
+	orDefault(&opts.StartTimeout, DefaultStartTimeout)
+	orDefault(&opts.MaxDeaths, DefaultMaxDeaths)
+	orDefault(&opts.DeathWindow, DefaultDeathWindow)
+	orDefault(&opts.MaxCalls, DefaultMaxCalls)
+	orDefault(&opts.RetireGrace, DefaultRetireGrace)
+	orDefault(&opts.ProbeInterval, DefaultProbeInterval)
+	orDefault(&opts.ProbeTimeout, DefaultProbeTimeout)
 	return &Supervisor{
 		m:      m,
 		opts:   opts,
 		stderr: &lineWriter{out: opts.Stderr},
 		pools:  map[string]*supervised{},
+	}
+}
+
+// orDefault sets an option left zero (or negative) to its default.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 
