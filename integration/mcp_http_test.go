@@ -996,8 +996,11 @@ func holdCall(t *testing.T, tool string, id any, fifo string) string {
 
 // TestHTTPDisconnectCancelsCall: a client that goes away in the middle of
 // a call cancels it, and so does notifications/cancelled. With one call
-// allowed in flight per pool, the next call is served only once the first
-// let go of its place; nexus serve's /health also shows the call gone.
+// allowed in flight per pool, the cancelled call, which Python cannot stop,
+// would hold the pool's one place until it ends; the pool is replaced
+// instead (its abandoned calls exceed half of one place), which ends the
+// call, and the next call is served by a fresh pool; nexus serve's /health
+// also shows the call gone.
 func TestHTTPDisconnectCancelsCall(t *testing.T) {
 	p := build(t, httpProgram)
 	for _, c := range []struct {
@@ -1061,8 +1064,10 @@ func TestHTTPDisconnectCancelsCall(t *testing.T) {
 				t.Errorf("the call after the cancelled one: %v", r)
 			}
 
-			// Python cannot stop the function; let it end before the pool stops.
-			h.release("first")
+			// The replaced pool took the held function with it.
+			if c.command == "serve" {
+				waitHealth(t, s, "the pool replaced", func(h healthReply) bool { return h.Programs[0].Pools[0].Replaced == 1 })
+			}
 			s.stop()
 			p.checkClean()
 		})

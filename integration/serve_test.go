@@ -51,12 +51,13 @@ type healthReply struct {
 	Programs []struct {
 		Module string `json:"module"`
 		Pools  []struct {
-			Lang   string `json:"lang"`
-			Name   string `json:"name"`
-			State  string `json:"state"`
-			Calls  int    `json:"calls"`
-			Deaths int    `json:"deaths"`
-			Last   string `json:"last"`
+			Lang     string `json:"lang"`
+			Name     string `json:"name"`
+			State    string `json:"state"`
+			Calls    int    `json:"calls"`
+			Deaths   int    `json:"deaths"`
+			Last     string `json:"last"`
+			Replaced int    `json:"replaced"`
 		} `json:"pools"`
 	} `json:"programs"`
 }

@@ -107,3 +107,18 @@ func MoveStdout() (*os.File, error) {
 func LockFile(f *os.File) (unlock func(), err error) {
 	return lockFile(f)
 }
+
+// Alive reports whether a process with id pid exists, whoever owns it. A
+// zombie counts as alive. Where a system cannot tell (neither Unix nor
+// Windows), it reports true: callers use it to decide whether what a
+// process left behind may go, and must then leave it.
+func Alive(pid int) bool {
+	return pid > 0 && alive(pid)
+}
+
+// OwnedByMe reports whether fi, from os.Lstat or os.Stat, describes a file
+// owned by the user this process runs as. On systems without Unix owners
+// (Windows, whose temporary folder is the user's own) it reports true.
+func OwnedByMe(fi os.FileInfo) bool {
+	return ownedByMe(fi)
+}

@@ -112,3 +112,40 @@ func TestMoveStdout(t *testing.T) {
 		}
 	}
 }
+
+// Alive tells a running process, ours or not, from one that is gone.
+func TestAlive(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		pid  int
+		want bool
+	}{
+		{"this process", os.Getpid(), true},
+		{"init", 1, true},
+		{"a reaped child", cmd.Process.Pid, false},
+		{"no pid", 0, false},
+	} {
+		if got := osproc.Alive(c.pid); got != c.want {
+			t.Errorf("Alive(%s, %d) = %v, want %v", c.what, c.pid, got, c.want)
+		}
+	}
+}
+
+func TestOwnedByMe(t *testing.T) {
+	fi, err := os.Lstat(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !osproc.OwnedByMe(fi) {
+		t.Errorf("a folder this process made is not its user's")
+	}
+	if os.Getuid() != 0 {
+		if fi, err := os.Lstat("/"); err == nil && osproc.OwnedByMe(fi) {
+			t.Errorf("/ is the user's")
+		}
+	}
+}

@@ -9,12 +9,15 @@ package pooltest
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nexus-run/nexus/internal/codegen"
 	"github.com/nexus-run/nexus/internal/codegen/sourced"
@@ -176,4 +179,157 @@ func Compile(t testing.TB, loc, py string) *manifest.Manifest {
 		t.Fatalf("compile:\n%v", err)
 	}
 	return prog.Manifest
+}
+
+// The abandonment scenario: calls whose callers give up while their
+// function still runs, until the supervisor replaces the pool. Its
+// program has two functions, whatever the language:
+//
+//	0: nap :: Int -> Real -> Int, which prints "nap started TAG" on its
+//	   stderr, sleeps SECONDS and returns TAG;
+//	1: pid :: Int -> Int, which returns the pool's process id.
+var (
+	NapFn = Fn{Source: "nap", Args: []*types.Type{types.IntType, types.RealType}, Return: types.IntType}
+	PidFn = Fn{Source: "pid", Args: []*types.Type{types.IntType}, Return: types.IntType}
+)
+
+// eventWait is how long the scenarios wait for an event that should come
+// within milliseconds: generous, so that only a pool that never answers
+// fails the test.
+const eventWait = time.Minute
+
+// WaitFor waits until stderr holds text; after eventWait it fails the
+// test.
+func WaitFor(t testing.TB, stderr *Buffer, text string) {
+	t.Helper()
+	deadline := time.Now().Add(eventWait)
+	for !strings.Contains(stderr.String(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never appeared on the pools' stderr (the pool answers nothing?)", text)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Pid returns the process id of the pool that runs the program's
+// functions, calling pid; a failure, or no answer within eventWait, fails
+// the test.
+func Pid(t testing.TB, s *pool.Supervisor, m *manifest.Manifest) int {
+	t.Helper()
+	f := &m.Functions[1]
+	args, err := types.EncodeArgs(f.Args, []any{int64(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), eventWait)
+	defer cancel()
+	res, err := s.Call(ctx, f, args)
+	if err != nil {
+		t.Fatalf("pid: %v", err)
+	}
+	v, err := types.DecodeMsgpackBytes(f.Return, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(v.(int64))
+}
+
+// Nap calls nap(tag, seconds) with ctx in the background and returns its
+// outcome once it ends.
+func Nap(t testing.TB, ctx context.Context, s *pool.Supervisor, m *manifest.Manifest, tag int, seconds float64) <-chan error {
+	t.Helper()
+	f := &m.Functions[0]
+	args, err := types.EncodeArgs(f.Args, []any{int64(tag), seconds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctx, f, args)
+		done <- err
+	}()
+	return done
+}
+
+// Await returns the outcome of a call started by Nap; after eventWait it
+// fails the test, saying that what did not return.
+func Await(t testing.TB, done <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(eventWait):
+		t.Fatalf("%s did not return", what)
+		return nil
+	}
+}
+
+// Abandon makes n calls of nap(600 s), each cancelled by its caller once
+// the function runs. Each must return at once with the cancellation, and
+// each must reach a pool and start: a pool clogged by the calls abandoned
+// before fails the test.
+func Abandon(t testing.TB, s *pool.Supervisor, m *manifest.Manifest, stderr *Buffer, first, n int) {
+	t.Helper()
+	for tag := first; tag < first+n; tag++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := Nap(t, ctx, s, m, tag, 600)
+		WaitFor(t, stderr, fmt.Sprintf("nap started %d\n", tag))
+		cancel()
+		if err := Await(t, done, fmt.Sprintf("nap %d, cancelled,", tag)); !errors.Is(err, context.Canceled) {
+			t.Fatalf("nap %d, cancelled: got %v, want the cancellation", tag, err)
+		}
+	}
+}
+
+// AbandonUntilReplaced runs the scenario against s, whose MaxCalls is
+// maxCalls: a live nap of live seconds, then n abandoned naps, enough to
+// clog the pool; the pool must have been replaced (a fresh pool answers
+// pid) while the live nap ends well, and the old pool's process must be
+// gone, leaving one pool process and at most half of maxCalls abandoned
+// calls running.
+func AbandonUntilReplaced(t testing.TB, s *pool.Supervisor, m *manifest.Manifest, stderr *Buffer, maxCalls, n int, live float64) {
+	t.Helper()
+	old := Pid(t, s, m)
+	liveDone := Nap(t, context.Background(), s, m, -1, live)
+	WaitFor(t, stderr, "nap started -1\n")
+	Abandon(t, s, m, stderr, 0, n)
+	if fresh := Pid(t, s, m); fresh == old {
+		t.Fatalf("after %d abandoned calls the pool (pid %d) still serves: it was not replaced", n, old)
+	}
+	if err := Await(t, liveDone, "the call awaited while its pool was replaced"); err != nil {
+		t.Errorf("the call awaited while its pool was replaced failed: %v", err)
+	}
+	WaitGone(t, old)
+	// The last pool replaced may still be stopping.
+	deadline := time.Now().Add(eventWait)
+	for {
+		kids, sts := Children(), s.Status()
+		ok := len(kids) == 1
+		for _, st := range sts {
+			ok = ok && st.Abandoned <= maxCalls/2 && st.Calls == st.Abandoned && st.Replaced > 0
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want the one fresh pool running, with at most %d abandoned calls; got the processes %v and the status %+v", maxCalls/2, kids, sts)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// WaitGone waits until process pid has ended (and been reaped); after
+// eventWait it fails the test.
+func WaitGone(t testing.TB, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(eventWait)
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still there", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -143,6 +143,35 @@ func build(root, source string, fns []fn) (*manifest.Manifest, error) {
 	return pooltest.Program(root, manifest.Go, src, golang.Write, fns)
 }
 
+// TestAbandonedCallsReplacePool: Go functions take no context, so calls
+// abandoned by their callers go on in the pool, a goroutine each; the
+// supervisor counts them against MaxCalls and, past half of it, replaces
+// the pool: a fresh one answers, the call still awaited ends well, and
+// the old pool is gone.
+func TestAbandonedCallsReplacePool(t *testing.T) {
+	m, err := build(t.TempDir(), `package mathx
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+func Nap(tag int, seconds float64) int {
+	fmt.Fprintln(os.Stderr, "nap started", tag)
+	time.Sleep(time.Duration(seconds * float64(time.Second)))
+	return tag
+}
+
+func Pid(int) int { return os.Getpid() }
+`, []fn{{Source: "Nap", Args: pooltest.NapFn.Args, Return: pooltest.NapFn.Return}, {Source: "Pid", Args: pooltest.PidFn.Args, Return: pooltest.PidFn.Return}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 8})
+	pooltest.AbandonUntilReplaced(t, s, m, stderr, 8, 20, 2)
+}
+
 func TestPanicKeepsThePool(t *testing.T) {
 	m := program(t)
 	s, _ := pooltest.Supervise(t, m, pool.Options{})

@@ -275,6 +275,76 @@ inline long nap(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds
 	<-done
 }
 
+// napHeader is the abandonment scenario's program (pooltest.NapFn and
+// pooltest.PidFn) in C++.
+const napHeader = `#pragma once
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+inline std::int64_t nap(std::int64_t tag, double seconds) {
+  std::cerr << "nap started " << tag << std::endl;
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  return tag;
+}
+inline std::int64_t pid(std::int64_t) { return getpid(); }
+`
+
+// TestAbandonedCallsReplacePool: calls abandoned by their callers keep
+// sleeping in the pool's threads (64 of them); 80 such calls would leave
+// it none to answer with. The supervisor replaces the pool before that:
+// every call still reaches a pool, a fresh one answers afterwards, the
+// call still awaited in the old pool ends well, and the old pool is gone.
+func TestAbandonedCallsReplacePool(t *testing.T) {
+	m := program(t, napHeader, "", pooltest.NapFn, pooltest.PidFn)
+	s, stderr := pooltest.Supervise(t, m, pool.Options{})
+	pooltest.AbandonUntilReplaced(t, s, m, stderr, pool.DefaultMaxCalls, 80, 2)
+}
+
+// TestUnresponsivePoolReplaced: a pool whose every thread runs a call
+// answers nothing, not even a health check; the supervisor replaces it,
+// so the next call is answered by a fresh pool, and ends the old one after
+// the grace given to its calls, each of which fails saying why.
+func TestUnresponsivePoolReplaced(t *testing.T) {
+	const threads = 64 // kMaxThreads in nexus_pool.cpp
+	m := program(t, napHeader, "", pooltest.NapFn, pooltest.PidFn)
+	s, stderr := pooltest.Supervise(t, m, pool.Options{
+		MaxCalls: threads + 2, ProbeInterval: 100 * time.Millisecond, ProbeTimeout: time.Second, RetireGrace: time.Second,
+	})
+	old := pooltest.Pid(t, s, m)
+	naps := make([]<-chan error, threads)
+	for i := range naps {
+		naps[i] = pooltest.Nap(t, context.Background(), s, m, i, 600)
+	}
+	for i := range naps {
+		pooltest.WaitFor(t, stderr, fmt.Sprintf("nap started %d\n", i))
+	}
+	// Every thread sleeps: this call waits in the old pool until it is
+	// replaced and, after the grace, ended; the next goes to a fresh one.
+	const why = "c++ pool was replaced (it did not answer a health check"
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := pooltest.Call(t, s, m, 1, int64(0))
+		stuck <- err
+	}()
+	if err := pooltest.Await(t, stuck, "the call sent to the unresponsive pool"); err == nil || !strings.Contains(err.Error(), why) {
+		t.Errorf("the call sent to the unresponsive pool: got %v, want the replacement's error", err)
+	}
+	if fresh := pooltest.Pid(t, s, m); fresh == old {
+		t.Fatalf("the pool (pid %d) was not replaced", old)
+	}
+	for i, done := range naps {
+		if err := pooltest.Await(t, done, fmt.Sprintf("nap %d", i)); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("nap %d in the replaced pool: got %v, want the replacement's error", i, err)
+		}
+	}
+	pooltest.WaitGone(t, old)
+	if st := s.Status()[0]; st.Replaced != 1 || st.Deaths != 0 || st.Calls != 0 {
+		t.Errorf("status after the replacement: %+v", st)
+	}
+}
+
 // latencies returns the median and 99th percentile of ds.
 func latencies(ds []time.Duration) (time.Duration, time.Duration) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })

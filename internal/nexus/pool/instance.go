@@ -71,7 +71,18 @@ type instance struct {
 	// not a death.
 	ended atomic.Bool
 
-	deathNoted bool // guarded by sp.mu
+	// life is the context of the calls sent to the pool, cancelled once
+	// the instance is stopped.
+	life    context.Context
+	endLife context.CancelFunc
+
+	// Guarded by sp.mu:
+	deathNoted bool
+	live       int           // calls whose caller waits
+	abandoned  int           // calls whose caller left, not yet answered
+	completed  uint64        // calls the pool answered, for the health probe
+	retired    string        // why the instance was replaced, or ""
+	idle       chan struct{} // made on retirement; closed once live is 0
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when stop begins
@@ -83,6 +94,7 @@ func newInstance(sp *supervised) *instance {
 		sink:    newStderrSink(sp.sup.stderr),
 		stopped: make(chan struct{}),
 	}
+	inst.life, inst.endLife = context.WithCancel(context.Background())
 	inst.client = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		Plugins:          plugin.PluginSet{pluginName: grpcPlugin{}},
@@ -212,31 +224,69 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// call runs function f in this instance.
+// call runs function f in this instance, in which sp.enter counted it
+// live, holding a slot. The call to the pool does not carry ctx: a pool
+// cannot stop a function it runs, so the call waits for the pool's answer
+// (or its stop) whenever the caller leaves, and only then gives the slot
+// back. The caller leaves as soon as ctx is done.
 func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
-	if f.ID < 0 || f.ID > math.MaxUint32 {
-		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)
-	}
 	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
-	reply, err := inst.pool.Call(ctx, req)
+	c := &pending{done: make(chan struct{})}
+	go func() {
+		reply, err := inst.send(req)
+		inst.sp.finished(inst, c)
+		<-inst.sp.slots
+		c.reply, c.err = reply, err
+		close(c.done)
+	}()
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		if inst.sp.abandon(inst, c) {
+			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
+		}
+		<-c.done // it ended meanwhile: its outcome stands
+	}
+	return inst.outcome(f, c.reply, c.err)
+}
+
+// pending is one call sent to a pool.
+type pending struct {
+	done  chan struct{} // closed once reply and err are set
+	reply *proto.CallReply
+	err   error
+
+	abandoned bool // the caller left; guarded by sp.mu
+	finished  bool // the pool answered or was stopped; guarded by sp.mu
+}
+
+// send sends req to the pool and waits for its answer, for as long as the
+// instance lives.
+func (inst *instance) send(req *proto.CallRequest) (*proto.CallReply, error) {
+	reply, err := inst.pool.Call(inst.life, req)
 	for try := 1; err != nil && refused(err) && try <= maxRefusals && !inst.proc().exited(); try++ {
 		// The pool turned the stream away before reading it (HTTP/2's
 		// stream limit), so the function did not run: sending it again
 		// is safe. gRPC itself retries such a stream only once.
 		select {
 		case <-time.After(time.Duration(try) * time.Millisecond):
-		case <-ctx.Done():
+		case <-inst.life.Done():
 		}
-		reply, err = inst.pool.Call(ctx, req)
+		reply, err = inst.pool.Call(inst.life, req)
 	}
+	return reply, err
+}
+
+// outcome is the result of a call of f from the pool's reply or failure.
+func (inst *instance) outcome(f *manifest.Function, reply *proto.CallReply, err error) ([]byte, error) {
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
-		}
 		if inst.died(err) && !inst.ended.Load() {
 			return nil, &DiedError{Pool: inst.sp.name(), Function: f.Name, How: inst.proc().how()}
 		}
 		if inst.ended.Load() {
+			if why := inst.sp.retiredWhy(inst); why != "" {
+				return nil, fmt.Errorf("call %s: the %s pool was replaced (%s) and the call did not end within %s", f.Name, inst.sp.name(), why, inst.sp.sup.opts.RetireGrace)
+			}
 			return nil, fmt.Errorf("call %s: %w", f.Name, ErrClosed)
 		}
 		return nil, fmt.Errorf("%s pool: call %s: %w", inst.sp.name(), f.Name, err)
@@ -307,6 +357,7 @@ func (inst *instance) stop() {
 			}
 		}
 		inst.client.Kill()
+		inst.endLife()
 	})
 }
 

@@ -3,8 +3,9 @@
 //
 // A Supervisor starts a pool when a call first needs it (or eagerly, with
 // Start), notices when it dies, starts it again on the next call unless it
-// keeps dying, and stops every pool on Close, leaving no process, socket or
-// temporary folder behind. The pools' stderr is copied, line by line and
+// keeps dying, replaces it when it is clogged by calls nobody waits for or
+// stops answering (see abandon.go), and stops every pool on Close, leaving
+// no process, socket or temporary folder behind. The pools' stderr is copied, line by line and
 // unmodified, to a writer of the caller's choice; their stdout is the
 // go-plugin handshake only.
 //
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -38,6 +40,17 @@ const (
 	// take more, but calls beyond the bound wait here, where a cancelled
 	// caller stops waiting, rather than queue inside the pool.
 	DefaultMaxCalls = 32
+	// DefaultRetireGrace is how long the calls still awaited in a replaced
+	// pool may go on before it is killed: a minute of real work is worth
+	// waiting for, and a replaced pool whose live calls are slower holds
+	// its abandoned calls' slots no longer than that.
+	DefaultRetireGrace = time.Minute
+	// DefaultProbeInterval is how often a pool with calls pending and none
+	// completed lately is sent a health check, and DefaultProbeTimeout
+	// how long it has to answer: a pool whose every worker is taken
+	// answers nothing, while a busy one answers within milliseconds.
+	DefaultProbeInterval = 5 * time.Second
+	DefaultProbeTimeout  = 10 * time.Second
 )
 
 // Options configure a Supervisor. The zero value works.
@@ -59,8 +72,17 @@ type Options struct {
 	// Empty means os.TempDir().
 	TempDir string
 	// MaxCalls bounds the calls in flight in one pool; further calls wait
-	// for one to end. Zero means DefaultMaxCalls.
+	// for one to end. A call whose caller gave up counts until the pool
+	// answers it or is stopped. Zero means DefaultMaxCalls.
 	MaxCalls int
+	// RetireGrace bounds how long a replaced pool is kept for the calls
+	// still awaited in it. Zero means DefaultRetireGrace.
+	RetireGrace time.Duration
+	// ProbeInterval and ProbeTimeout pace the health checks of a pool
+	// that has calls pending and completes none. Zero means
+	// DefaultProbeInterval and DefaultProbeTimeout.
+	ProbeInterval time.Duration
+	ProbeTimeout  time.Duration
 }
 
 // Supervisor runs the pools of one program. All its methods are safe to
@@ -84,23 +106,25 @@ func New(m *manifest.Manifest, opts Options) *Supervisor {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = DefaultStartTimeout
-	}
-	if opts.MaxDeaths <= 0 {
-		opts.MaxDeaths = DefaultMaxDeaths
-	}
-	if opts.DeathWindow <= 0 {
-		opts.DeathWindow = DefaultDeathWindow
-	}
-	if opts.MaxCalls <= 0 {
-		opts.MaxCalls = DefaultMaxCalls
-	}
+	orDefault(&opts.StartTimeout, DefaultStartTimeout)
+	orDefault(&opts.MaxDeaths, DefaultMaxDeaths)
+	orDefault(&opts.DeathWindow, DefaultDeathWindow)
+	orDefault(&opts.MaxCalls, DefaultMaxCalls)
+	orDefault(&opts.RetireGrace, DefaultRetireGrace)
+	orDefault(&opts.ProbeInterval, DefaultProbeInterval)
+	orDefault(&opts.ProbeTimeout, DefaultProbeTimeout)
 	return &Supervisor{
 		m:      m,
 		opts:   opts,
 		stderr: &lineWriter{out: opts.Stderr},
 		pools:  map[string]*supervised{},
+	}
+}
+
+// orDefault sets an option left zero (or negative) to its default.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 
@@ -166,8 +190,15 @@ type Status struct {
 	// "held" (died too often lately; not started again for now) or
 	// "stopped" (the supervisor is closed).
 	State string `json:"state"`
-	// Calls is the number of calls in flight.
+	// Calls is the number of calls in flight, Abandoned included.
 	Calls int `json:"calls"`
+	// Abandoned is the number of calls whose caller gave up (cancelled or
+	// timed out) but which still run in a pool: it cannot stop them.
+	Abandoned int `json:"abandoned"`
+	// Replaced counts the times the pool was replaced by a fresh one, and
+	// Replacement says why the last time.
+	Replaced    int    `json:"replaced"`
+	Replacement string `json:"replacement,omitempty"`
 	// Deaths counts deaths and failed starts within the death window.
 	Deaths int `json:"deaths"`
 	// Last says how the last death or failed start ended.
@@ -214,21 +245,26 @@ func (s *Supervisor) Start(ctx context.Context, langs ...string) error {
 // Call runs function f in its pool, starting the pool if needed (lazily).
 // args is a msgpack array; the result is msgpack. A failure of the user's
 // code is a *FunctionError, the death of the pool during the call a
-// *DiedError. Cancelling ctx abandons the call (the function may still run
-// to its end in the pool).
+// *DiedError. Cancelling ctx abandons the call: Call returns at once with
+// an error wrapping ctx.Err(), while the function, which no pool can stop,
+// may still run to its end; until it does, or its pool is stopped, it
+// keeps its place among the MaxCalls (see abandon.go).
 func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+	if f.ID < 0 || f.ID > math.MaxUint32 {
+		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)
+	}
 	sp, err := s.supervised(f.Pool)
 	if err != nil {
 		return nil, err
 	}
 	select {
 	case sp.slots <- struct{}{}:
-		defer func() { <-sp.slots }()
 	case <-ctx.Done():
 		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), ctx.Err())
 	}
-	inst, err := sp.running(ctx)
+	inst, err := sp.enter(ctx)
 	if err != nil {
+		<-sp.slots
 		return nil, err
 	}
 	return inst.call(ctx, f, args)
@@ -262,13 +298,13 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		return nil, err
 	}
 	if s.dir == "" {
-		dir, err := os.MkdirTemp(socketParent(s.opts.TempDir), "nexus-")
+		dir, err := makeSocketFolder(socketParent(s.opts.TempDir))
 		if err != nil {
-			return nil, fmt.Errorf("create the pools' socket folder: %w", err)
+			return nil, err
 		}
 		s.dir = dir
 	}
-	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls)}
+	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls), retiring: map[*instance]struct{}{}}
 	s.pools[lang] = sp
 	return sp, nil
 }
@@ -307,24 +343,4 @@ func (s *Supervisor) Close() error {
 		}
 	}
 	return nil
-}
-
-// maxSocketPath is the longest Unix socket path: sun_path holds 108 bytes
-// with the terminating NUL.
-const maxSocketPath = 107
-
-// socketTail is the longest path a pool's socket takes below the
-// supervisor's folder: "/nexus-" + 10 digits, go-plugin's
-// "/plugin-dir" + 10 digits, and the pool's "/pool.sock".
-const socketTail = len("/nexus-1234567890/plugin-dir1234567890/pool.sock")
-
-// socketParent returns where to make the private socket folder: dir, or
-// the system's temporary folder when sockets would not fit below dir.
-func socketParent(dir string) string {
-	for _, d := range []string{dir, os.TempDir(), "/tmp"} {
-		if d != "" && len(d)+socketTail <= maxSocketPath {
-			return d
-		}
-	}
-	return dir
 }

@@ -634,6 +634,27 @@ func TestPoolDiesWithNexus(t *testing.T) {
 	}
 }
 
+// TestAbandonedCallsReplacePool: calls abandoned by their callers go on
+// sleeping in the pool, a thread each. The supervisor counts them against
+// MaxCalls and, once they are more than half of it, replaces the pool:
+// every call still reaches a pool, a fresh one answers afterwards, the
+// call still awaited in the old pool ends well, and the old pool with its
+// threads is gone.
+func TestAbandonedCallsReplacePool(t *testing.T) {
+	m := program(t, `import os, sys, time
+
+def nap(tag, seconds):
+    print("nap started", tag, file=sys.stderr, flush=True)
+    time.sleep(seconds)
+    return tag
+
+def pid(x):
+    return os.getpid()
+`, pooltest.NapFn, pooltest.PidFn)
+	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 8})
+	pooltest.AbandonUntilReplaced(t, s, m, stderr, 8, 20, 2)
+}
+
 func TestHealthCheck(t *testing.T) {
 	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
@@ -700,6 +721,75 @@ func TestModulesWithTheSameName(t *testing.T) {
 			t.Errorf("%s: got %v, %v; want %q", m.Functions[i].Name, got, err, want)
 		}
 	}
+}
+
+// TestStaleSocketFoldersSwept: a nexus killed by SIGKILL leaves its
+// socket folder; the next supervisor to start a pool in the same temporary
+// folder removes it, and nothing else: not the folder of a live nexus, nor
+// one it cannot judge (no owner file, as an older nexus made them, or one
+// that is a symbolic link), nor a symbolic link (or what it points to).
+func TestStaleSocketFoldersSwept(t *testing.T) {
+	m := program(t, "def f(x):\n    return x\n", fn{Source: "f", Args: []*types.Type{types.IntType}, Return: types.IntType})
+	tmp := socketTemp(t)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead, live := strconv.Itoa(gone.Process.Pid)+"\n", strconv.Itoa(os.Getppid())+"\n"
+	folder := func(name, owner string) string {
+		t.Helper()
+		dir := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Join(dir, "plugin-dir1"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plugin-dir1", "pool.sock"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(owner), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	stale := folder("nexus-123", dead)
+	kept := []string{folder("nexus-456", live), folder("nexus-789", ""), folder("nexus-12x", dead)}
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "owner"), []byte(dead), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	linked := folder("nexus-654", "")
+	if err := os.Symlink(filepath.Join(elsewhere, "owner"), filepath.Join(linked, "owner")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tmp, "nexus-321")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, linked, link)
+
+	s := pool.New(m, pool.Options{TempDir: tmp, Stderr: &pooltest.Buffer{}})
+	if got, err := pooltest.Call(t, s, m, 0, int64(3)); err != nil || got != int64(3) {
+		t.Fatalf("f 3: %v, %v", got, err)
+	}
+	if _, err := os.Lstat(stale); err == nil {
+		t.Errorf("the folder of the dead nexus %s is still there", strings.TrimSpace(dead))
+	}
+	for _, path := range kept {
+		if _, err := os.Lstat(path); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(path), err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "owner")); err != nil {
+		t.Errorf("the sweep followed a symbolic link: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range kept {
+		os.RemoveAll(path)
+	}
+	assertNoLeftovers(t, tmp)
 }
 
 // socketTemp returns a temporary folder short enough for the pools'

@@ -26,6 +26,10 @@ type supervised struct {
 	attempt  *attempt  // the start in flight, or nil
 	deaths   []time.Time
 	last     string // how the last death or failed start ended
+	// retiring holds the replaced instances not stopped yet.
+	retiring    map[*instance]struct{}
+	replaced    int    // replacements so far
+	replacement string // why the last replacement
 }
 
 // attempt is one start; callers that need the pool meanwhile wait for it.
@@ -95,10 +99,14 @@ func (sp *supervised) start(a *attempt, inst *instance) {
 		a.err = err
 	} else {
 		sp.cur, a.inst = inst, inst
-		sp.sup.cleanups.Add(1)
+		sp.sup.cleanups.Add(2)
 		go func() {
 			defer sp.sup.cleanups.Done()
 			sp.watch(inst)
+		}()
+		go func() {
+			defer sp.sup.cleanups.Done()
+			sp.probe(inst)
 		}()
 	}
 	sp.mu.Unlock()
@@ -173,6 +181,13 @@ func (sp *supervised) status(st *Status) {
 	}
 	st.Last = sp.last
 	st.Calls = len(sp.slots)
+	st.Replaced, st.Replacement = sp.replaced, sp.replacement
+	for inst := range sp.retiring {
+		st.Abandoned += inst.abandoned
+	}
+	if sp.cur != nil {
+		st.Abandoned += sp.cur.abandoned
+	}
 	switch {
 	case sp.closed:
 		st.State = "stopped"
@@ -187,15 +202,19 @@ func (sp *supervised) status(st *Status) {
 	}
 }
 
-// close stops the running instance and any being started, for good.
+// close stops the running instance, any being started and the replaced
+// ones, for good.
 func (sp *supervised) close() {
 	sp.mu.Lock()
 	sp.closed = true
-	cur, starting := sp.cur, sp.starting
+	all := []*instance{sp.cur, sp.starting}
+	for inst := range sp.retiring {
+		all = append(all, inst)
+	}
 	sp.cur = nil
 	sp.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, inst := range []*instance{cur, starting} {
+	for _, inst := range all {
 		if inst == nil {
 			continue
 		}

@@ -130,13 +130,26 @@ func (t *Tool) run(ctx context.Context, c Call) (Result, error) {
 }
 
 // failure is the error of a failed call, with a message that says what
-// happened when the call was cut short.
+// happened when the call was cut short: one message for a timeout and one
+// for a cancellation, whichever layer noticed first (the wait for a pool's
+// place, the wait for its start, or the call itself, whose errors wrap the
+// context's).
 func (s *Set) failure(ctx context.Context, t *Tool, err error) error {
+	cause := ctx.Err()
+	if cause == nil {
+		// The error can be seen a moment before the context says so.
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			cause = context.DeadlineExceeded
+		case errors.Is(err, context.Canceled):
+			cause = context.Canceled
+		}
+	}
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &cutShort{fmt.Sprintf("%s timed out after %v", t.Name, s.timeout), ctx.Err()}
-	case ctx.Err() != nil:
-		return &cutShort{fmt.Sprintf("%s was cancelled", t.Name), ctx.Err()}
+	case errors.Is(cause, context.DeadlineExceeded) && s.timeout > 0:
+		return &cutShort{fmt.Sprintf("%s timed out after %v", t.Name, s.timeout), cause}
+	case cause != nil:
+		return &cutShort{fmt.Sprintf("%s was cancelled", t.Name), cause}
 	}
 	return err
 }

@@ -3,7 +3,9 @@ package tool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 )
 
 func TestSetCall(t *testing.T) {
@@ -31,6 +33,36 @@ func TestSetCall(t *testing.T) {
 		var bad *ArgError
 		if !errors.As(err, &bad) || bad.Msg != tc.want || bad.Tool != tc.name {
 			t.Errorf("%s %s: got %v, want an ArgError %q", tc.name, tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestFailureOfACallCutShort: one message for a timeout and one for a
+// cancellation, whether the context says so already or only the error
+// does (it can come a moment before the context's own timer fires).
+func TestFailureOfACallCutShort(t *testing.T) {
+	s := NewSet(nil, Options{CallTimeout: 2 * time.Second})
+	tl := &Tool{Name: "nap"}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cancelled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	live := context.Background()
+	wrapped := func(err error) error { return fmt.Errorf("call nap: waiting for the c++ pool: %w", err) }
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"deadline passed", expired, wrapped(context.DeadlineExceeded), "nap timed out after 2s"},
+		{"deadline in the error only", live, wrapped(context.DeadlineExceeded), "nap timed out after 2s"},
+		{"cancelled", cancelled, wrapped(context.Canceled), "nap was cancelled"},
+		{"cancellation in the error only", live, wrapped(context.Canceled), "nap was cancelled"},
+		{"another failure", live, errors.New("c++ pool died while running nap (killed by signal SIGKILL)"), "c++ pool died while running nap (killed by signal SIGKILL)"},
+	} {
+		if got := s.failure(c.ctx, tl, c.err).Error(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }
