@@ -35,7 +35,8 @@ type results struct {
 
 // larger keeps, field by field, the larger of two snapshots.
 func larger(a, b snapshot) snapshot {
-	out := snapshot{nexus: maxUsage(a.nexus, b.nexus), goroutines: max(a.goroutines, b.goroutines), pools: map[string]usage{}}
+	out := snapshot{nexus: maxUsage(a.nexus, b.nexus), goroutines: max(a.goroutines, b.goroutines),
+		liveHeap: max(a.liveHeap, b.liveHeap), pools: map[string]usage{}}
 	for _, s := range []snapshot{a, b} {
 		for lang, u := range s.pools {
 			out.pools[lang] = maxUsage(out.pools[lang], u)
@@ -131,16 +132,16 @@ func (r *results) report() string {
 		}
 	}
 
-	p("\n## Resources\n\nAt the start (after one call of each language), the largest seen during the load (sampled every %v), and at the end (%v after the load stopped). Memory is the resident set; goroutines are read from the profiler.\n\n", r.c.sample, r.c.settle)
-	p("| process | RSS start / max / end | open files start / max / end | threads start / max / end | goroutines start / max / end |\n| --- | --- | --- | --- | --- |\n")
+	p("\n## Resources\n\nAt the start (after one call of each language), the largest seen during the load (sampled every %v), and at the end (%v after the load stopped). Memory is the resident set; the nexus's live heap (what its Go heap holds right after a collection, which the profiler runs first) and goroutines are read from its profiler. The resident set of a Go process keeps heap it no longer uses until the runtime returns it to the system, minutes later: the live heap is what says whether anything is kept.\n\n", r.c.sample, r.c.settle)
+	p("| process | RSS start / max / end | live heap start / max / end | open files start / max / end | threads start / max / end | goroutines start / max / end |\n| --- | --- | --- | --- | --- | --- |\n")
 	for i, srv := range r.servers {
 		a, m, b := r.start[i], r.peak[i], r.end[i]
-		p("| nexus (%s) | %s / %s / %s | %d / %d / %d | %d / %d / %d | %d / %d / %d |\n", srv.name,
-			mib(a.nexus.rss), mib(m.nexus.rss), mib(b.nexus.rss), a.nexus.fds, m.nexus.fds, b.nexus.fds,
+		p("| nexus (%s) | %s / %s / %s | %s / %s / %s | %d / %d / %d | %d / %d / %d | %d / %d / %d |\n", srv.name,
+			mib(a.nexus.rss), mib(m.nexus.rss), mib(b.nexus.rss), mib(a.liveHeap), mib(m.liveHeap), mib(b.liveHeap), a.nexus.fds, m.nexus.fds, b.nexus.fds,
 			a.nexus.threads, m.nexus.threads, b.nexus.threads, a.goroutines, m.goroutines, b.goroutines)
 		for _, lang := range langs {
 			pa, pm, pb := a.pools[lang], m.pools[lang], b.pools[lang]
-			p("| %s pool (%s) | %s / %s / %s | %d / %d / %d | %d / %d / %d | |\n", lang, srv.name,
+			p("| %s pool (%s) | %s / %s / %s | | %d / %d / %d | %d / %d / %d | |\n", lang, srv.name,
 				mib(pa.rss), mib(pm.rss), mib(pb.rss), pa.fds, pm.fds, pb.fds, pa.threads, pm.threads, pb.threads)
 		}
 	}
@@ -199,8 +200,11 @@ func cell(s string) string {
 }
 
 func mib(n int64) string {
-	if n == 0 {
+	switch {
+	case n <= 0: // not read
 		return "—"
+	case n < 10<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }

@@ -226,11 +226,13 @@ func usageOf(pid int) usage {
 type snapshot struct {
 	nexus      usage
 	goroutines int              // -1 when the profiler did not answer
+	liveHeap   int64            // bytes in use after a collection; -1 when the profiler did not answer
 	pools      map[string]usage // by language
 }
 
 func (s *server) snapshot(ctx context.Context) snapshot {
-	snap := snapshot{nexus: usageOf(s.cmd.Process.Pid), goroutines: profiler.Goroutines(ctx, s.debug), pools: map[string]usage{}}
+	snap := snapshot{nexus: usageOf(s.cmd.Process.Pid), goroutines: profiler.Goroutines(ctx, s.debug),
+		liveHeap: profiler.LiveHeap(ctx, s.debug), pools: map[string]usage{}}
 	for _, pid := range procstat.Children(s.cmd.Process.Pid) {
 		snap.pools[procstat.PoolName(pid)] = usageOf(pid)
 	}
