@@ -8,6 +8,12 @@ package jsonlex
 
 import "encoding/binary"
 
+// MaxDepth is the deepest nesting of arrays and objects that nexus reads,
+// exactly encoding/json's own limit: a message is checked against it
+// before encoding/json reads parts of it, so that what passes the check is
+// never refused later for its depth, and what is too deep is said to be.
+const MaxDepth = 10000
+
 // Space returns the index of the first byte of d at or after i that is
 // not JSON white space.
 func Space(d []byte, i int) int {

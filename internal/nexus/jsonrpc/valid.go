@@ -34,11 +34,10 @@ func check(data []byte) verdict {
 	return notJSON
 }
 
-// maxDepth bounds the nesting of arrays and objects, exactly as
-// encoding/json does (which reads the arguments after the check), so that
-// a hostile line of ten million brackets can exhaust neither the stack nor
-// the time: the check stops at the first bracket past it.
-const maxDepth = 10000
+// maxDepth bounds the nesting of arrays and objects (see jsonlex.MaxDepth),
+// so that a hostile line of ten million brackets can exhaust neither the
+// stack nor the time: the check stops at the first bracket past it.
+const maxDepth = jsonlex.MaxDepth
 
 type validator struct {
 	data []byte

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/jsonlex"
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
@@ -134,7 +135,7 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	var named map[string]json.RawMessage
 	if len(strings.TrimSpace(string(body))) > 0 {
 		if err := json.Unmarshal(body, &named); err != nil {
-			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+err.Error())
+			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+bodyError(err))
 			return
 		}
 	}
@@ -230,4 +231,14 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// bodyError says what is wrong with a body that is not a JSON object: too
+// deep is said as such, not as the bracket where encoding/json gave up.
+func bodyError(err error) string {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) && strings.Contains(syntax.Error(), "exceeded max depth") {
+		return fmt.Sprintf("it nests arrays and objects deeper than %d levels, the limit", jsonlex.MaxDepth)
+	}
+	return err.Error()
 }

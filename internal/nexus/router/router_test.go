@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nexus-run/nexus/internal/jsonlex"
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 )
 
@@ -61,5 +62,27 @@ func TestErrorsAreJSON(t *testing.T) {
 			t.Errorf("%s %s: got %d %q Allow %q %s; want %d, a JSON error saying %q, Allow %q",
 				tc.method, tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), body, tc.status, tc.says, tc.allow)
 		}
+	}
+}
+
+// TestBodyTooDeep: a body nested past the limit is said to be too deep, at
+// exactly the limit the message check of MCP uses; one level less is read.
+func TestBodyTooDeep(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`)
+	}
+	var named map[string]json.RawMessage
+	if err := json.Unmarshal(nest(jsonlex.MaxDepth), &named); err != nil {
+		t.Fatalf("%d levels: %v", jsonlex.MaxDepth, err)
+	}
+	err := json.Unmarshal(nest(jsonlex.MaxDepth+1), &named)
+	if err == nil {
+		t.Fatalf("%d levels: read", jsonlex.MaxDepth+1)
+	}
+	if got, want := bodyError(err), "deeper than 10000 levels"; !strings.Contains(got, want) {
+		t.Errorf("bodyError = %q, want it to say %q", got, want)
+	}
+	if got := bodyError(json.Unmarshal([]byte(`{"a":}`), &named)); strings.Contains(got, "deeper") {
+		t.Errorf("bodyError of a syntax error = %q", got)
 	}
 }
