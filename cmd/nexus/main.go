@@ -74,6 +74,17 @@ func run(args []string) int {
 // onUsageError turns a flag mistake into a usageError: one line and exit
 // code 2, instead of urfave/cli's "Incorrect Usage" and the whole help.
 func onUsageError(_ *cli.Context, err error, _ bool) error {
+	// A command's unknown flags are named by interspersed before urfave/cli
+	// parses; what reaches here unnamed is one of nexus's own (nexus
+	// --bogus), said in the same words.
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		name = strings.TrimPrefix(name, "-")
+		dashes := "--"
+		if len(name) == 1 {
+			dashes = "-"
+		}
+		return usageError{fmt.Errorf("unknown flag %s%s; nexus --help lists its flags and commands", dashes, name)}
+	}
 	return usageError{err}
 }
 

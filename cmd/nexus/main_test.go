@@ -52,7 +52,7 @@ func TestUnknownFlagIsUsageError(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout %q, want nothing", stdout)
 			}
-			want := "nexus: flag provided but not defined: -bogus\n"
+			want := "nexus: unknown flag --bogus; nexus --help lists its flags and commands\n"
 			if cmd := args[0]; cmd != "--bogus" {
 				want = "nexus: unknown flag --bogus for nexus " + cmd + "; nexus " + cmd + " --help lists its flags\n"
 			}
