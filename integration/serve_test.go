@@ -168,6 +168,7 @@ func TestServeJSONAPI(t *testing.T) {
 		{"a missing argument", "POST", "/call/work/add", `{"a":2}`, nil, 400, "", []string{"missing", "'b'"}},
 		{"no body", "POST", "/call/work/add", ``, nil, 400, "", []string{"missing", "'a'"}},
 		{"a body that is no object", "POST", "/call/work/add", `[2,3]`, nil, 400, "", []string{"JSON object"}},
+		{"a body that is null", "POST", "/call/work/add", `null`, nil, 400, "", []string{"JSON object", "null"}},
 		{"a body that is no JSON", "POST", "/call/work/add", `{"a":`, nil, 400, "", []string{"JSON object"}},
 		{"an unknown module", "POST", "/call/nope/add", `{}`, nil, 404, "", []string{"'nope'", "broken, work"}},
 		{"an unknown command", "POST", "/call/work/nope", `{}`, nil, 404, "", []string{"'nope'", "work"}},

@@ -210,3 +210,33 @@ func drainHTTP(srv *http.Server, grace time.Duration, cancel func()) error {
 	}
 	return err
 }
+
+// boundFlags are the servers' numeric flags, whose zero means something
+// (none, at once, the default) but whose negative value means nothing.
+var boundFlags = []string{
+	"timeout", "pool-calls", "shutdown-grace", "max-line", "max-backlog",
+	"session-idle", "session-unused", "max-sessions", "max-client-sessions", "max-body", "max-conns",
+}
+
+// checkBounds refuses a negative value of a boundFlags flag given to the
+// command of c, rather than reading it as the default.
+func checkBounds(c *cli.Context) error {
+	for _, name := range boundFlags {
+		if !c.IsSet(name) {
+			continue
+		}
+		var negative bool
+		switch v := c.Value(name).(type) {
+		case int:
+			negative = v < 0
+		case int64:
+			negative = v < 0
+		case time.Duration:
+			negative = v < 0
+		}
+		if negative {
+			return usageError{fmt.Errorf("--%s must not be negative (got %v)", name, c.Value(name))}
+		}
+	}
+	return nil
+}

@@ -124,3 +124,34 @@ func TestMakePythonUnused(t *testing.T) {
 		t.Errorf("make with NEXUS_PYTHON of a program without Python: exit %d, stderr %q; want 0 and no warning", code, stderr)
 	}
 }
+
+// A negative bound is a mistake, refused at start as one (exit 2, naming
+// the flag), rather than silently read as the default ("--max-line -5"
+// served lines of 64 MiB) or shown back as nonsense ("finishing the calls
+// in flight (up to -1s)").
+func TestNegativeBoundIsUsageError(t *testing.T) {
+	for _, args := range [][]string{
+		{"mcp", "./prog", "--max-line", "-5"},
+		{"mcp", "./prog", "--max-backlog", "-1"},
+		{"mcp", "./prog", "--pool-calls", "-1"},
+		{"mcp", "./prog", "--timeout", "-1s"},
+		{"mcp", "./prog", "--shutdown-grace", "-1s"},
+		{"mcp", "./prog", "--http-port", "0", "--max-sessions", "-1"},
+		{"mcp", "./prog", "--http-port", "0", "--max-client-sessions", "-1"},
+		{"mcp", "./prog", "--http-port", "0", "--max-conns", "-1"},
+		{"mcp", "./prog", "--http-port", "0", "--max-body", "-1"},
+		{"mcp", "./prog", "--http-port", "0", "--session-idle", "-1s"},
+		{"mcp", "./prog", "--http-port", "0", "--session-unused", "-1s"},
+		{"serve", "./prog", "--http-port", "0", "--shutdown-grace", "-1s"},
+		{"serve", "./prog", "--http-port", "0", "--pool-calls", "-3"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, stderr := runCaptured(t, args...)
+			flag := args[len(args)-2]
+			want := "nexus: " + flag + " must not be negative (got " + args[len(args)-1] + ")\n"
+			if code != 2 || stderr != want {
+				t.Errorf("exit code %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+		})
+	}
+}

@@ -36,6 +36,9 @@ func mcpCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError{errors.New("mcp needs exactly one program: nexus mcp PROG|MANIFEST [--http-port N]")}
 			}
+			if err := checkBounds(c); err != nil {
+				return err
+			}
 			m, err := manifest.Load(c.Args().First())
 			if err != nil {
 				return err

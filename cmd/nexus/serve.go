@@ -26,6 +26,9 @@ func serveCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usageError{errors.New("serve needs at least one program: nexus serve PROG... --http-port N")}
 			}
+			if err := checkBounds(c); err != nil {
+				return err
+			}
 			var ms []*manifest.Manifest
 			for _, path := range c.Args().Slice() {
 				m, err := manifest.Load(path)

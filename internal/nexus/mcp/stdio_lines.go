@@ -48,31 +48,48 @@ func newLineReader(in io.Reader, max int64) *lineReader {
 // next reads the next line, its newline included when there is one. err
 // is the error that ended the reading after it (io.EOF at the end of in).
 // Every line is a new slice: the caller may keep it.
+//
+// A line longer than the reader's buffer is kept as the buffer's pieces
+// until it ends, and joined only then, so a line that turns out over the
+// bound has cost its bound once, not the twice that a slice grown by
+// doubling would (the slices it outgrew stay as garbage until the next
+// collection, a server's being at three times its live heap).
 func (lr *lineReader) next() (line, error) {
-	var data []byte
+	var pieces [][]byte
+	var size int64 // of pieces
 	for {
 		frag, err := lr.r.ReadSlice('\n')
-		n := int64(len(data) + len(frag))
+		n := size + int64(len(frag))
 		if err == nil {
 			n-- // the newline
 		}
 		if n > lr.max {
-			return lr.skip(data, frag, err)
+			return lr.skip(pieces, size, frag, err)
 		}
-		data = appendCapped(data, frag, lr.max+1)
-		if err != bufio.ErrBufferFull {
-			return line{data: data}, err
+		if err == bufio.ErrBufferFull {
+			pieces = append(pieces, bytes.Clone(frag))
+			size += int64(len(frag))
+			continue
 		}
+		if pieces == nil {
+			return line{data: append([]byte(nil), frag...)}, err
+		}
+		data := make([]byte, 0, size+int64(len(frag)))
+		for _, p := range pieces {
+			data = append(data, p...)
+		}
+		return line{data: append(data, frag...)}, err
 	}
 }
 
-// skip reads the rest of a line over the bound, of which data and frag
-// were read, and describes it.
-func (lr *lineReader) skip(data, frag []byte, err error) (line, error) {
+// skip reads the rest of a line over the bound, of which pieces (size
+// bytes) and frag were read, and describes it.
+func (lr *lineReader) skip(pieces [][]byte, size int64, frag []byte, err error) (line, error) {
 	head := make([]byte, 0, headSize)
-	head = append(head, data[:min(len(data), headSize)]...)
-	head = append(head, frag[:min(len(frag), headSize-len(head))]...)
-	size := int64(len(data) + len(frag))
+	for _, p := range append(pieces, frag) {
+		head = append(head, p[:min(len(p), headSize-len(head))]...)
+	}
+	size += int64(len(frag))
 	for err == bufio.ErrBufferFull {
 		frag, err = lr.r.ReadSlice('\n')
 		size += int64(len(frag))
@@ -81,21 +98,6 @@ func (lr *lineReader) skip(data, frag []byte, err error) (line, error) {
 		size-- // the newline
 	}
 	return line{tooLong: &longLine{size: size, max: lr.max, id: headID(head)}}, err
-}
-
-// appendCapped appends frag to data, growing data's capacity no further
-// than limit (which the caller has checked len(data)+len(frag) fits), so
-// that a line near the bound does not hold twice the bound.
-func appendCapped(data, frag []byte, limit int64) []byte {
-	need := len(data) + len(frag)
-	if need > cap(data) {
-		c := int64(2*cap(data) + len(frag))
-		c = min(c, limit)
-		grown := make([]byte, len(data), max(int(c), need))
-		copy(grown, data)
-		data = grown
-	}
-	return append(data, frag...)
 }
 
 // headID finds the id of the request whose first bytes are head: the

@@ -92,7 +92,10 @@ func (e *endless) Read(p []byte) (int, error) {
 }
 
 // TestLineReaderHoldsNoMoreThanTheBound: a line far over the bound is
-// read without holding it: what is allocated stays near the bound.
+// read without holding it: what is allocated stays near the bound, once
+// (a buffer grown by doubling up to the bound allocates twice the bound,
+// and a server, collecting at three times its live heap, then grows to
+// several times the bound: 215 MB for the default 64 MiB).
 func TestLineReaderHoldsNoMoreThanTheBound(t *testing.T) {
 	const line, bound = 64 << 20, 1 << 20
 	var before, after runtime.MemStats
@@ -102,8 +105,8 @@ func TestLineReaderHoldsNoMoreThanTheBound(t *testing.T) {
 	if err != nil || l.tooLong == nil || l.tooLong.size != line {
 		t.Fatalf("got %+v, %v; want a line of %d bytes over the bound", l.tooLong, err, line)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 4*bound {
-		t.Errorf("reading a line of %d MiB over a bound of %d MiB allocated %d MiB", line>>20, bound>>20, got>>20)
+	if got := after.TotalAlloc - before.TotalAlloc; got > bound+bound/2 {
+		t.Errorf("reading a line of %d MiB over a bound of %d MiB allocated %.1f MiB", line>>20, bound>>20, float64(got)/(1<<20))
 	}
 }
 

@@ -11,6 +11,7 @@ package program
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -50,7 +51,8 @@ func (p *Program) Tools(prefix string) ([]*tool.Tool, []tool.Skipped) {
 // pool, and a pool's start, the longest step of a server's start,
 // overlaps the rest of it. A pool that fails to start is reported on log
 // (unless ctx ended), and started again by the first call that needs it,
-// which reports the failure to its caller. The channel returned is closed
+// which reports the failure to its caller (a start that Close cuts short
+// is not reported). The channel returned is closed
 // once every pool is running or has failed to start; a server need not
 // wait for it.
 func (p *Program) StartPools(ctx context.Context, log io.Writer) <-chan struct{} {
@@ -61,7 +63,10 @@ func (p *Program) StartPools(ctx context.Context, log io.Writer) <-chan struct{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := p.Pools.Start(ctx, langs...); err != nil && ctx.Err() == nil {
+		// Close cutting the start short is the end asked for, not a
+		// failure to report.
+		err := p.Pools.Start(ctx, langs...)
+		if err != nil && ctx.Err() == nil && !errors.Is(err, pool.ErrClosed) {
 			fmt.Fprintf(log, "nexus: %v\n", err)
 		}
 	}()

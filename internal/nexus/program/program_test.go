@@ -111,3 +111,21 @@ func TestStartPoolsReportsFailure(t *testing.T) {
 		t.Errorf("call: got %v, want the failed start", err)
 	}
 }
+
+// TestStartPoolsCutShortByClose: Close during the pools' start (a stdio
+// client that hangs up at once, a server refused at start for a bad
+// token or a busy port) is the end asked for, not a failure to report:
+// the log stays empty, rather than saying "the pools are stopped" once
+// per pool before the real reason.
+func TestStartPoolsCutShortByClose(t *testing.T) {
+	var log pooltest.Buffer
+	p := New(twice(t), pool.Options{Stderr: &log})
+	done := p.StartPools(context.Background(), &log)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if strings.Contains(log.String(), "nexus: ") {
+		t.Errorf("log: got %q, want nothing reported for a start that Close cut short", log.String())
+	}
+}

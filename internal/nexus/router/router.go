@@ -138,6 +138,10 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+bodyError(err))
 			return
 		}
+		if named == nil { // null, which Unmarshal takes for an empty map
+			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name, not null")
+			return
+		}
 	}
 	res, err := rt.tools.Call(r.Context(), name, named)
 	var bad *tool.ArgError
