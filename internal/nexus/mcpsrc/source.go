@@ -248,7 +248,7 @@ func (s *Source) explain(ctx context.Context, c *conn, step string, err error) e
 		return fmt.Errorf("mcp server %s: %s: no answer within %v (the request timeout)", name, step, s.timeout)
 	case ctx.Err() != nil:
 		return fmt.Errorf("mcp server %s: %s: %w", name, step, ctx.Err())
-	case c != nil && c.proc != nil && c.proc.hasExited():
+	case c != nil && c.proc != nil && (c.proc.hasExited() || connectionLost(err) && c.proc.exitedSoon()):
 		return fmt.Errorf("mcp server %s: %s: the server exited (%s); it is restarted on the next call", name, step, c.proc.describe())
 	}
 	var unknown *unknownToolError
@@ -256,6 +256,12 @@ func (s *Source) explain(ctx context.Context, c *conn, step string, err error) e
 		return err
 	}
 	return fmt.Errorf("mcp server %s: %s: %w", name, step, err)
+}
+
+// connectionLost reports whether err says the connection went away, as
+// it does when the server exits under a call.
+func connectionLost(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // unknownToolError is a call to a tool the server does not list.

@@ -185,8 +185,17 @@ func TestRestartAfterServerExits(t *testing.T) {
 	s := newSource(t, Options{Server: everything(t)})
 	call(t, s, "echo", map[string]any{"message": "one"})
 	old := s.conn.proc
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Call(context.Background(), "trigger-long-running-operation", map[string]any{"duration": 600, "steps": 600})
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
 	if err := old.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "the server exited (killed by signal SIGKILL)") {
+		t.Errorf("a call the server died under: got %v, want its exit described", err)
 	}
 	<-old.exited
 	<-s.conn.ended

@@ -125,8 +125,23 @@ func (p *process) stop() {
 		<-p.exited
 	}
 	p.stdout.Close()
-	// The group is dead, so nothing holds the stderr pipe open any more.
-	<-p.stderrDone
+	// The group is dead, so only a process that left it can still hold
+	// the stderr pipe open: do not wait for that one.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(stopGrace):
+	}
+}
+
+// exitedSoon reports whether the process exits within stopGrace: a
+// connection that closed under a call usually means the server is dying.
+func (p *process) exitedSoon() bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(stopGrace):
+		return false
+	}
 }
 
 // cleanEnv is a server's environment: PATH and HOME from nexus's own, and
