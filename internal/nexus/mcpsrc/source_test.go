@@ -1,7 +1,6 @@
 package mcpsrc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // servers is where make setup installs the MCP servers these tests call.
@@ -35,29 +36,10 @@ func everything(t *testing.T) string {
 	return serverCommand(t, filepath.Join("node_modules", ".bin", "mcp-server-everything")) + " stdio"
 }
 
-// syncBuffer is a bytes.Buffer safe to write from the stderr copier while
-// a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func newSource(t *testing.T, opts Options) *Source {
 	t.Helper()
 	if opts.Stderr == nil {
-		opts.Stderr = &syncBuffer{}
+		opts.Stderr = &pooltest.Buffer{}
 	}
 	s, err := New(opts)
 	if err != nil {
@@ -80,7 +62,7 @@ func call(t *testing.T, s *Source, tool string, args map[string]any) Result {
 }
 
 func TestEverythingResultShapes(t *testing.T) {
-	stderr := &syncBuffer{}
+	stderr := &pooltest.Buffer{}
 	s := newSource(t, Options{Name: "everything", Server: everything(t), Stderr: stderr})
 
 	if r := call(t, s, "echo", map[string]any{"message": "héllo"}); len(r.Text) != 1 || r.Text[0] != "Echo: héllo" {
@@ -262,7 +244,7 @@ func TestTimeoutAndCancellation(t *testing.T) {
 }
 
 func TestCloseEndsServer(t *testing.T) {
-	s, err := New(Options{Server: everything(t), Stderr: &syncBuffer{}})
+	s, err := New(Options{Server: everything(t), Stderr: &pooltest.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
