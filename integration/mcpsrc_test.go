@@ -3,11 +3,15 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nexus-run/nexus/internal/nexus/mcpsrc"
+	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // TestMCPSourceCallsNexus: nexus's MCP client (internal/nexus/mcpsrc)
@@ -64,4 +68,72 @@ func TestMCPSourceCallsNexus(t *testing.T) {
 		t.Logf("a wrong token: %v", err)
 	}
 	s.stop()
+}
+
+// TestMCPSourceForwardsCancel: a call mcpsrc's caller cancels is
+// cancelled in the server too, through notifications/cancelled on stdio
+// (where nothing else could tell the server). With one call a pool, the
+// cancelled call waits in nexus behind a held one; had the cancellation
+// not arrived it would run once the held call ends and block the pool,
+// and the calls after it could not run.
+func TestMCPSourceForwardsCancel(t *testing.T) {
+	p := build(t, httpProgram)
+	h := newHolder(t)
+	stderr := &pooltest.Buffer{}
+	src, err := mcpsrc.New(mcpsrc.Options{Name: "work", Server: "'" + nexusBin + "' mcp '" + p.launcher + "' --pool-calls 1",
+		Env: []string{"TMPDIR=" + p.tmp}, Stderr: stderr, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	waitStarted := func(name string) {
+		t.Helper()
+		for i := 0; i < 600 && !strings.Contains(stderr.String(), "hold started "+name); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !strings.Contains(stderr.String(), "hold started "+name) {
+			t.Fatalf("hold %s did not start; stderr:\n%s", name, stderr)
+		}
+	}
+	hold := func(ctx context.Context, name string) chan error {
+		done := make(chan error, 1)
+		path := h.fifo(name)
+		go func() {
+			r, err := src.Call(ctx, "hold", map[string]any{"path": path})
+			if err == nil && strings.Join(r.Text, "") != `"released `+name+`"` { // nexus answers JSON text
+				err = fmt.Errorf("hold %s answered %+v", name, r)
+			}
+			done <- err
+		}()
+		return done
+	}
+
+	one := hold(context.Background(), "one")
+	waitStarted("one")
+	ctx, cancel := context.WithCancel(context.Background())
+	two := hold(ctx, "two")
+	time.Sleep(300 * time.Millisecond) // let the request reach nexus
+	cancel()
+	if err := <-two; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled hold two: %v, want context.Canceled", err)
+	}
+	h.release("one")
+	if err := <-one; err != nil {
+		t.Fatal(err)
+	}
+	three := hold(context.Background(), "three")
+	waitStarted("three")
+	h.release("three")
+	if err := <-three; err != nil {
+		t.Fatal(err)
+	}
+	if r, err := src.Call(context.Background(), "add", map[string]any{"a": 1, "b": 2}); err != nil || strings.Join(r.Text, "") != "3" {
+		t.Errorf("add after the holds: %+v, %v", r, err)
+	}
+	if strings.Contains(stderr.String(), "hold started two") {
+		t.Errorf("the cancelled call ran:\n%s", stderr)
+	}
+	if !strings.Contains(stderr.String(), "work: ") {
+		t.Errorf("the server's stderr lines are not prefixed with its name:\n%s", stderr)
+	}
 }
