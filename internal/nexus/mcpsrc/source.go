@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 )
 
 // DefaultTimeout is how long one request may take when Options.Timeout is
@@ -83,6 +85,8 @@ type Source struct {
 	mu     sync.Mutex
 	conn   *conn
 	closed bool
+	deaths []time.Time // of the server's process, within pool.DefaultDeathWindow
+	last   string      // how it last ended
 }
 
 // conn is one session with the server, and its process for a stdio server.
@@ -199,10 +203,16 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 		select {
 		case <-s.conn.ended:
 			s.conn.close()
+			if s.conn.proc != nil {
+				s.noteDeath(s.conn.proc.describe())
+			}
 			s.conn = nil
 		default:
 			return s.conn, nil
 		}
+	}
+	if err := s.guard(time.Now()); err != nil {
+		return nil, err
 	}
 	var (
 		t    mcp.Transport
@@ -223,6 +233,7 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 	if err != nil {
 		if proc != nil {
 			proc.stop()
+			s.noteDeath(proc.describe())
 		}
 		return &conn{proc: proc}, err
 	}
@@ -235,14 +246,46 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
+// noteDeath counts an end of the server's process, or a failed start.
+func (s *Source) noteDeath(how string) {
+	s.deaths = append(s.deaths, time.Now())
+	s.last = how
+}
+
+// guard refuses to start the server again when it died too often lately,
+// as pools do: a server that dies that often is broken, and restarting it
+// would only hide that.
+func (s *Source) guard(now time.Time) error {
+	recent := s.deaths[:0]
+	for _, t := range s.deaths {
+		if now.Sub(t) < pool.DefaultDeathWindow {
+			recent = append(recent, t)
+		}
+	}
+	s.deaths = recent
+	if len(recent) < pool.DefaultMaxDeaths {
+		return nil
+	}
+	return &heldError{fmt.Sprintf("the server exited or failed to start %d times within %v; not starting it again for now (last time: %s)",
+		len(recent), pool.DefaultDeathWindow, s.last)}
+}
+
+// heldError is a start the restart guard refused.
+type heldError struct{ msg string }
+
+func (e *heldError) Error() string { return e.msg }
+
 // explain turns err from step into the error a caller sees: it names the
 // server and says plainly when the timeout cut the request, the server's
 // process exited, or its command could not be started.
 func (s *Source) explain(ctx context.Context, c *conn, step string, err error) error {
 	name := s.opts.Name
-	var notFound *commandError
+	var (
+		notFound *commandError
+		held     *heldError
+	)
 	switch {
-	case errors.As(err, &notFound):
+	case errors.As(err, &notFound), errors.As(err, &held):
 		return fmt.Errorf("mcp server %s: %w", name, err)
 	case errors.Is(context.Cause(ctx), errTimeout):
 		return fmt.Errorf("mcp server %s: %s: no answer within %v (the request timeout)", name, step, s.timeout)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
@@ -186,6 +187,23 @@ func TestRestartAfterServerExits(t *testing.T) {
 	}
 	if s.conn.proc == old {
 		t.Error("the call after the kill did not start the server again")
+	}
+}
+
+func TestRestartsAreBounded(t *testing.T) {
+	s := newSource(t, Options{Name: "dying", Server: `sh -c 'echo dying now >&2; exit 3'`})
+	for i := range pool.DefaultMaxDeaths {
+		_, err := s.Call(context.Background(), "echo", nil)
+		if err == nil || !strings.Contains(err.Error(), "dying") || !strings.Contains(err.Error(), "the server exited (exit status 3)") {
+			t.Fatalf("start %d: got %v, want the exit described", i+1, err)
+		}
+	}
+	_, err := s.Call(context.Background(), "echo", nil)
+	if err == nil || !strings.Contains(err.Error(), "not starting it again for now (last time: exit status 3)") {
+		t.Errorf("start %d: got %v, want the restart guard's refusal", pool.DefaultMaxDeaths+1, err)
+	}
+	if got := s.opts.Stderr.(*pooltest.Buffer).String(); !strings.Contains(got, "dying: dying now\n") {
+		t.Errorf("stderr: %q, want the server's line prefixed", got)
 	}
 }
 
