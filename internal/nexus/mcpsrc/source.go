@@ -256,12 +256,7 @@ func (s *Source) noteDeath(how string) {
 // as pools do: a server that dies that often is broken, and restarting it
 // would only hide that.
 func (s *Source) guard(now time.Time) error {
-	recent := s.deaths[:0]
-	for _, t := range s.deaths {
-		if now.Sub(t) < pool.DefaultDeathWindow {
-			recent = append(recent, t)
-		}
-	}
+	recent := pool.Recent(s.deaths, now, pool.DefaultDeathWindow)
 	s.deaths = recent
 	if len(recent) < pool.DefaultMaxDeaths {
 		return nil
