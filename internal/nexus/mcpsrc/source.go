@@ -82,6 +82,8 @@ type Source struct {
 	stderr  *prefixWriter
 	timeout time.Duration
 
+	opening chan struct{} // held by the caller opening a connection
+
 	mu     sync.Mutex
 	conn   *conn
 	closed bool
@@ -104,7 +106,7 @@ func New(opts Options) (*Source, error) {
 	if opts.Name == "" {
 		opts.Name = opts.Server
 	}
-	s := &Source{opts: opts, timeout: opts.Timeout}
+	s := &Source{opts: opts, timeout: opts.Timeout, opening: make(chan struct{}, 1)}
 	if s.timeout <= 0 {
 		s.timeout = DefaultTimeout
 	}
@@ -192,28 +194,74 @@ func (s *Source) Close() error {
 }
 
 // dial returns the open connection, opening one when there is none or the
-// last one ended (its server exited).
+// last one ended (its server exited). One caller opens it while the others
+// wait, each no longer than its ctx allows.
 func (s *Source) dial(ctx context.Context) (*conn, error) {
+	if c, err := s.current(); c != nil || err != nil {
+		return c, err
+	}
+	select {
+	case s.opening <- struct{}{}:
+		defer func() { <-s.opening }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if c, err := s.current(); c != nil || err != nil {
+		return c, err // another caller opened it meanwhile
+	}
+	s.mu.Lock()
+	err := s.guard(time.Now())
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.open(ctx)
+	if err != nil {
+		if c != nil && c.proc != nil {
+			s.mu.Lock()
+			s.noteDeath(c.proc.describe())
+			s.mu.Unlock()
+		}
+		return c, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		c.close()
+		return nil, fmt.Errorf("closed")
+	}
+	s.conn = c
+	return c, nil
+}
+
+// current returns the open connection; nil when there is none, after
+// counting the death of the server of one that ended.
+func (s *Source) current() (*conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, fmt.Errorf("closed")
 	}
-	if s.conn != nil {
-		select {
-		case <-s.conn.ended:
-			s.conn.close()
-			if s.conn.proc != nil {
-				s.noteDeath(s.conn.proc.describe())
-			}
-			s.conn = nil
-		default:
-			return s.conn, nil
+	if s.conn == nil {
+		return nil, nil
+	}
+	select {
+	case <-s.conn.ended:
+		s.conn.close()
+		if s.conn.proc != nil {
+			s.noteDeath(s.conn.proc.describe())
 		}
+		s.conn = nil
+		return nil, nil
+	default:
+		return s.conn, nil
 	}
-	if err := s.guard(time.Now()); err != nil {
-		return nil, err
-	}
+}
+
+// open starts the server (for a command) and initializes a session with
+// it. When that fails after the process started, the returned conn holds
+// the stopped process, for the error to say how it ended.
+func (s *Source) open(ctx context.Context) (*conn, error) {
 	var (
 		t    mcp.Transport
 		proc *process
@@ -233,16 +281,15 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 	if err != nil {
 		if proc != nil {
 			proc.stop()
-			s.noteDeath(proc.describe())
+			return &conn{proc: proc}, err
 		}
-		return &conn{proc: proc}, err
+		return nil, err
 	}
 	c := &conn{session: session, proc: proc, ended: make(chan struct{})}
 	go func() {
 		session.Wait()
 		close(c.ended)
 	}()
-	s.conn = c
 	return c, nil
 }
 

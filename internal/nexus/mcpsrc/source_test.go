@@ -164,6 +164,24 @@ func TestConcurrentCallsShareOneServer(t *testing.T) {
 	}
 }
 
+func TestConcurrentFirstCallsStartOneServer(t *testing.T) {
+	stderr := &pooltest.Buffer{}
+	s := newSource(t, Options{Name: "everything", Server: everything(t), Stderr: stderr})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			call(t, s, "echo", map[string]any{"message": "first"})
+		}()
+	}
+	wg.Wait()
+	// server-everything says this once each time it starts.
+	if n := strings.Count(stderr.String(), "Starting default (STDIO) server"); n != 1 {
+		t.Errorf("the server started %d times, want once; stderr:\n%s", n, stderr)
+	}
+}
+
 func TestRestartAfterServerExits(t *testing.T) {
 	s := newSource(t, Options{Server: everything(t)})
 	call(t, s, "echo", map[string]any{"message": "one"})
