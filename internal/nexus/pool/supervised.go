@@ -151,12 +151,7 @@ func (sp *supervised) noteLocked(how string) {
 // guardLocked refuses a start when the pool died too often lately.
 func (sp *supervised) guardLocked(now time.Time) error {
 	opts := sp.sup.opts
-	recent := sp.deaths[:0]
-	for _, t := range sp.deaths {
-		if now.Sub(t) < opts.DeathWindow {
-			recent = append(recent, t)
-		}
-	}
+	recent := Recent(sp.deaths, now, opts.DeathWindow)
 	sp.deaths = recent
 	if len(recent) < opts.MaxDeaths {
 		return nil

@@ -1,0 +1,259 @@
+package mcpsrc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nexus-run/nexus/internal/osproc"
+)
+
+// stopGrace is how long a server has to exit by itself once its stdin is
+// closed (the MCP spec's stdio shutdown) before its group is killed: a
+// server that saves state gets a moment, a stuck one does not hold Close.
+const stopGrace = 2 * time.Second
+
+// process is a stdio server's running command. stdin and stdout are the
+// protocol; the process's stderr is copied by a goroutine of its own.
+type process struct {
+	cmd    *exec.Cmd
+	group  *osproc.Group
+	stdin  *os.File
+	stdout *os.File
+
+	exited     chan struct{} // closed once the process is reaped
+	stderrDone chan struct{} // closed once its stderr reached EOF
+}
+
+// commandError is a server command that could not be started.
+type commandError struct {
+	command string
+	err     error
+}
+
+func (e *commandError) Error() string {
+	if errors.Is(e.err, exec.ErrNotFound) {
+		return fmt.Sprintf("command %q not found (looked in PATH=%s)", e.command, os.Getenv("PATH"))
+	}
+	return fmt.Sprintf("cannot start command %q: %v", e.command, e.err)
+}
+
+func (e *commandError) Unwrap() error { return e.err }
+
+// startProcess starts argv in a process group of its own (killed with
+// nexus where the system allows), with the clean environment opts say.
+// The pipes are made here rather than by exec so that reaping the process
+// never closes them under the SDK's reader.
+func startProcess(argv []string, opts Options, stderr *prefixWriter) (*process, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if cmd.Err != nil {
+		return nil, &commandError{command: argv[0], err: cmd.Err}
+	}
+	cmd.Env = cleanEnv(opts.Env)
+	cmd.Dir = opts.Dir
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	group, err := osproc.Start(cmd)
+	closeAll(inR, outW, errW) // the child has its own copies
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, &commandError{command: argv[0], err: err}
+	}
+	p := &process{cmd: cmd, group: group, stdin: inW, stdout: outR,
+		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	go func() {
+		group.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		defer close(p.stderrDone)
+		defer errR.Close()
+		stderr.copyLines(errR)
+	}()
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// hasExited reports whether the process has been reaped.
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// describe says how the process ended.
+func (p *process) describe() string {
+	return osproc.Describe(p.cmd.ProcessState)
+}
+
+// stop closes the server's stdin, gives it stopGrace to exit, then kills
+// its group, and waits for it to be reaped and for its stderr to drain.
+func (p *process) stop() {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(stopGrace):
+		p.group.Kill()
+		<-p.exited
+	}
+	p.stdout.Close()
+	// The group is dead, so only a process that left it can still hold
+	// the stderr pipe open: do not wait for that one.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(stopGrace):
+	}
+}
+
+// exitedSoon reports whether the process exits within stopGrace: a
+// connection that closed under a call usually means the server is dying.
+func (p *process) exitedSoon() bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(stopGrace):
+		return false
+	}
+}
+
+// cleanEnv is a server's environment: PATH and HOME from nexus's own, and
+// what entries say (NAME passes nexus's value when it has one, NAME=VALUE
+// sets it).
+func cleanEnv(entries []string) []string {
+	var env []string
+	for _, name := range []string{"PATH", "HOME"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	for _, e := range entries {
+		if strings.Contains(e, "=") {
+			env = append(env, e)
+		} else if v, ok := os.LookupEnv(e); ok {
+			env = append(env, e+"="+v)
+		}
+	}
+	return env
+}
+
+// validEnvName reports whether name can be an environment variable's name.
+func validEnvName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i, r := range name {
+		if r != '_' && !(r >= 'A' && r <= 'Z') && !(r >= 'a' && r <= 'z') && !(i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitCommand splits a command line into arguments at unquoted spaces
+// and tabs. '...' quotes everything up to the next '; "..." likewise, with
+// \" and \\ standing for " and \. There is no shell: no variables, globs
+// or pipes.
+func splitCommand(line string) ([]string, error) {
+	var (
+		args  []string
+		cur   strings.Builder
+		inArg bool
+	)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("command %q: a ' is not closed", line)
+			}
+			cur.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			inArg = true
+		case c == '"':
+			j := i + 1
+			for ; j < len(line) && line[j] != '"'; j++ {
+				if line[j] == '\\' && j+1 < len(line) && (line[j+1] == '"' || line[j+1] == '\\') {
+					j++
+				}
+				cur.WriteByte(line[j])
+			}
+			if j == len(line) {
+				return nil, fmt.Errorf("command %q: a \" is not closed", line)
+			}
+			i = j
+			inArg = true
+		default:
+			cur.WriteByte(c)
+			inArg = true
+		}
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("the command line is empty")
+	}
+	return args, nil
+}
+
+// prefixWriter writes whole lines to w, each prefixed, one at a time, so
+// lines of several processes sharing w do not interleave.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mu     sync.Mutex
+}
+
+// copyLines copies r to the writer line by line until r ends.
+func (pw *prefixWriter) copyLines(r io.Reader) {
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			if !strings.HasSuffix(line, "\n") {
+				line += "\n"
+			}
+			pw.mu.Lock()
+			io.WriteString(pw.w, pw.prefix+line)
+			pw.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
