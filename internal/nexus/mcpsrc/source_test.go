@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/osproc"
 	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
@@ -192,7 +192,7 @@ func TestRestartAfterServerExits(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(200 * time.Millisecond)
-	if err := old.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := old.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "the server exited (killed by signal SIGKILL)") {
@@ -290,7 +290,7 @@ func TestCloseEndsServer(t *testing.T) {
 	if !p.hasExited() {
 		t.Error("the server is still running after Close")
 	}
-	if err := syscall.Kill(p.cmd.Process.Pid, 0); err == nil {
+	if osproc.Alive(p.cmd.Process.Pid) {
 		t.Error("the server's pid still exists after Close")
 	}
 	if _, err := s.Call(context.Background(), "echo", nil); err == nil {
