@@ -22,8 +22,8 @@ var Packages = []struct{ Module, Pip string }{
 	{"msgpack", "msgpack"},
 }
 
-// probeTimeout bounds the run of the interpreter that FindInterpreter asks
-// about itself. Importing grpc takes a tenth of a second, a first run on
+// probeTimeout bounds each run of the interpreter at build time: the probe
+// FindInterpreter makes and the syntax check. Importing grpc takes a tenth of a second, a first run on
 // macOS, which scans new binaries, a few seconds; a minute only stops a
 // program that is not a Python and never ends. A variable so that a test
 // need not wait a minute.
@@ -109,35 +109,51 @@ func lookInterpreter(requested string) (string, error) {
 }
 
 // runProbe runs the probe with interpreter and returns what it printed.
-// The interpreter runs in a process group of its own, killed whole on
-// timeout: a script that started a child would otherwise keep the output
-// open, and the wait going, after the script itself was killed.
 func runProbe(interpreter string) (string, error) {
 	args := []string{"-c", probe}
 	for _, p := range Packages {
 		args = append(args, p.Module)
 	}
+	r, err := runBounded(interpreter, args)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("python interpreter %s does not run: %w", interpreter, err)
+	case r.timedOut:
+		return "", fmt.Errorf("python interpreter %s did not answer within %v (asked for its path, version and packages), so it was stopped: is it a Python? Name another with --python PATH", interpreter, probeTimeout)
+	case !r.state.Success():
+		return "", fmt.Errorf("python interpreter %s does not run as Python: %s%s", interpreter, osproc.Describe(r.state), indentOutput(r.stderr))
+	}
+	return r.stdout, nil
+}
+
+// bounded is how a run of runBounded ended.
+type bounded struct {
+	stdout, stderr string
+	state          *os.ProcessState
+	timedOut       bool // killed after probeTimeout
+}
+
+// runBounded runs interpreter with args and waits for it at most
+// probeTimeout. The interpreter runs in a process group of its own,
+// killed whole on timeout: a script that started a child would otherwise
+// keep the output open, and the wait going, after the script itself was
+// killed. err is set only when it could not start.
+func runBounded(interpreter string, args []string) (bounded, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(interpreter, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	g, err := osproc.Start(cmd)
 	if err != nil {
-		return "", fmt.Errorf("python interpreter %s does not run: %w", interpreter, err)
+		return bounded{}, err
 	}
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(probeTimeout, func() {
 		timedOut.Store(true)
 		g.Kill()
 	})
-	err = g.Wait()
+	_ = g.Wait() // how it ended is in cmd.ProcessState
 	timer.Stop()
-	if timedOut.Load() {
-		return "", fmt.Errorf("python interpreter %s did not answer within %v (asked for its path, version and packages), so it was stopped: is it a Python? Name another with --python PATH", interpreter, probeTimeout)
-	}
-	if err != nil {
-		return "", fmt.Errorf("python interpreter %s does not run as Python: %s%s", interpreter, osproc.Describe(cmd.ProcessState), indentOutput(stderr.String()))
-	}
-	return stdout.String(), nil
+	return bounded{stdout: stdout.String(), stderr: stderr.String(), state: cmd.ProcessState, timedOut: timedOut.Load()}, nil
 }
 
 // atLeast reports whether version ("3.11.7") is min or later.

@@ -1,15 +1,13 @@
 package python
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
+	"github.com/nexus-run/nexus/internal/osproc"
 )
 
 // SyntaxError is Python code of the user's that does not compile: the
@@ -54,16 +52,17 @@ func CheckSyntax(interpreter string, fns []Function) error {
 	if len(files) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, interpreter, append([]string{"-c", compileCheck}, files...)...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("check the Python sources with %s: %w%s", interpreter, err, indentOutput(stderr.String()))
+	r, err := runBounded(interpreter, append([]string{"-c", compileCheck}, files...))
+	switch {
+	case err != nil:
+		return fmt.Errorf("check the Python sources with %s: %w", interpreter, err)
+	case r.timedOut:
+		return fmt.Errorf("check the Python sources with %s: no answer within %v, so it was stopped", interpreter, probeTimeout)
+	case !r.state.Success():
+		return fmt.Errorf("check the Python sources with %s: %s%s", interpreter, osproc.Describe(r.state), indentOutput(r.stderr))
 	}
 	var errs diag.ErrorList
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		if line == "" {
 			continue
 		}
