@@ -262,6 +262,12 @@ func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte
 	case <-ctx.Done():
 		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), ctx.Err())
 	}
+	// A select with both cases ready picks one at random: a caller that
+	// left while a slot came free must not start its function anyway.
+	if err := ctx.Err(); err != nil {
+		<-sp.slots
+		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), err)
+	}
 	inst, err := sp.enter(ctx)
 	if err != nil {
 		<-sp.slots

@@ -358,6 +358,36 @@ func TestContextCancel(t *testing.T) {
 	}
 }
 
+// A call whose caller has already left never starts, even when a slot is
+// free (a select with both cases ready would pick either).
+func TestCancelledCallNeverStarts(t *testing.T) {
+	// Each run leaves a line in a file: a pool replaced for its abandoned
+	// calls (abandon.go) would lose a count kept in memory.
+	m := program(t, "def bump(path):\n    with open(path, 'a') as f:\n        f.write('ran\\n')\n    return 0\n",
+		fn{Source: "bump", Args: []*types.Type{types.StrType}, Return: types.IntType})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	if err := s.Start(context.Background(), manifest.Python); err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	args, _ := types.EncodeArgs(m.Functions[0].Args, []any{ran})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := 0; i < 200; i++ {
+		if _, err := s.Call(ctx, &m.Functions[0], args); !errors.Is(err, context.Canceled) {
+			t.Fatalf("call %d with a cancelled context: %v, want context.Canceled", i, err)
+		}
+	}
+	// One live call, answered only once the cancelled ones would have run.
+	if _, err := pooltest.Call(t, s, m, 0, ran); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(ran)
+	if n := strings.Count(string(data), "ran\n"); n != 1 {
+		t.Errorf("%d of 200 cancelled calls ran", n-1)
+	}
+}
+
 func TestCloseLeavesNothing(t *testing.T) {
 	m := program(t, `
 import subprocess
