@@ -189,11 +189,20 @@ func (m *Manifest) Validate() error {
 		}
 		langs[p.Lang] = true
 	}
+	for i := range m.Servers {
+		if err := validateServer(i, &m.Servers[i]); err != nil {
+			return err
+		}
+	}
 	for i, f := range m.Functions {
 		if f.ID != i {
 			return fmt.Errorf("function %s has id %d at index %d", f.Name, f.ID, i)
 		}
-		if !langs[f.Pool] {
+		if f.Pool == MCP {
+			if err := m.validateTool(&f); err != nil {
+				return err
+			}
+		} else if !langs[f.Pool] {
 			return fmt.Errorf("function %s: no %q pool", f.Name, f.Pool)
 		}
 		for j, a := range f.Args {
@@ -218,6 +227,47 @@ func (m *Manifest) Validate() error {
 		if err := m.validateCommand(c); err != nil {
 			return fmt.Errorf("command %s: %w", c.Name, err)
 		}
+	}
+	return nil
+}
+
+// validateServer checks one MCP server of the manifest.
+func validateServer(i int, sv *Server) error {
+	if sv.Name == "" {
+		return fmt.Errorf("mcp server %d has no name", i)
+	}
+	if strings.TrimSpace(sv.Server) == "" {
+		return fmt.Errorf("mcp server %s has no command or URL", sv.Name)
+	}
+	if sv.TimeoutMS <= 0 {
+		return fmt.Errorf("mcp server %s: timeout %d ms is not positive", sv.Name, sv.TimeoutMS)
+	}
+	if sv.Dir != "" && !filepath.IsAbs(sv.Dir) {
+		return fmt.Errorf("mcp server %s: working folder %q is not an absolute path", sv.Name, sv.Dir)
+	}
+	return nil
+}
+
+// validateTool checks a function that is a tool of an MCP server.
+func (m *Manifest) validateTool(f *Function) error {
+	if f.Server < 0 || f.Server >= len(m.Servers) {
+		return fmt.Errorf("function %s: mcp server %d out of range", f.Name, f.Server)
+	}
+	if f.Source == "" {
+		return fmt.Errorf("function %s: no tool name", f.Name)
+	}
+	switch {
+	case len(f.Params) == len(f.Args):
+		seen := map[string]bool{}
+		for _, p := range f.Params {
+			if p == "" || seen[p] {
+				return fmt.Errorf("function %s: argument names %q are not distinct and non-empty", f.Name, f.Params)
+			}
+			seen[p] = true
+		}
+	case len(f.Params) == 0 && len(f.Args) == 1 && f.Args[0] != nil && f.Args[0].Kind == types.Record:
+	default:
+		return fmt.Errorf("function %s: %d argument names for %d arguments", f.Name, len(f.Params), len(f.Args))
 	}
 	return nil
 }

@@ -31,8 +31,11 @@ type Manifest struct {
 	Name string `json:"name"`
 	// Doc is the module docstring, one entry per line: the program
 	// description.
-	Doc       []string   `json:"doc,omitempty"`
-	Pools     []Pool     `json:"pools"`
+	Doc   []string `json:"doc,omitempty"`
+	Pools []Pool   `json:"pools"`
+	// Servers are the MCP servers whose tools the program calls, one per
+	// `source MCP from` declaration, in the order of the program.
+	Servers   []Server   `json:"servers,omitempty"`
 	Functions []Function `json:"functions"`
 	Commands  []Command  `json:"commands"`
 
@@ -46,6 +49,11 @@ const (
 	Cpp    = "cpp"
 	Go     = "go"
 )
+
+// MCP is the Function.Pool of a tool of another MCP server (`source MCP
+// from`): no pool process serves it, but the connection to
+// Manifest.Servers[Function.Server].
+const MCP = "mcp"
 
 // BuildDirVar opens a Pool.Command element that names a path inside the
 // build folder, so a build folder can be moved as a whole.
@@ -69,7 +77,42 @@ type Pool struct {
 	Interpreter string `json:"interpreter,omitempty"`
 }
 
-// Function is a sourced function, served by a pool.
+// Server is another MCP server whose tools are functions of the program:
+// one `source MCP from "..."` declaration with its docstring directives.
+// Nothing here is a secret: @bearer names the variable holding the token,
+// read when the connection opens.
+type Server struct {
+	// Name names the server in errors and prefixes its stderr lines: for a
+	// command, the base name of the first argument that is neither an
+	// option nor a launcher such as npx, uvx or python3, without an
+	// @version suffix (server-everything, mcp-server-time); for a URL, its
+	// host and port.
+	Name string `json:"name"`
+	// Server is the string of the declaration: a Streamable HTTP endpoint
+	// when it starts with http:// or https://, else a command line, split
+	// into arguments with simple '...' and "..." quoting and run without a
+	// shell, in Dir.
+	Server string `json:"server"`
+	// Env lists the variables a stdio server gets besides PATH and HOME
+	// (@env): NAME passes nexus's own value, NAME=VALUE sets one.
+	Env []string `json:"env,omitempty"`
+	// Dir is the absolute working folder of a stdio server (@cwd,
+	// resolved against the folder of the .loc file); empty for nexus's
+	// own.
+	Dir string `json:"dir,omitempty"`
+	// TimeoutMS bounds each request to the server, in milliseconds
+	// (@timeout; 60000 when the program does not say).
+	TimeoutMS int64 `json:"timeout_ms"`
+	// Bearer names the environment variable whose value is sent as
+	// "Authorization: Bearer <value>" (@bearer; HTTP only).
+	Bearer string `json:"bearer,omitempty"`
+	// Headers are extra HTTP headers, "Name: value" each (@header; HTTP
+	// only).
+	Headers []string `json:"headers,omitempty"`
+}
+
+// Function is a sourced function, served by a pool, or a tool of another
+// MCP server (Pool is MCP).
 type Function struct {
 	// ID is the function's index in Manifest.Functions, and the number a
 	// pool call names it by.
@@ -82,6 +125,17 @@ type Function struct {
 	Pool   string        `json:"pool"`
 	Args   []*types.Type `json:"args"`
 	Return *types.Type   `json:"return"`
+
+	// For a tool of an MCP server (Pool is MCP) only; Source is then the
+	// tool's name on the server.
+	//
+	// Server is the index of the server in Manifest.Servers.
+	Server int `json:"server,omitempty"`
+	// Params are the names of the tool's arguments, one per Arg (from each
+	// argument's @name). Empty when the function takes a single record
+	// whose fields are the tool's arguments. An optional argument that is
+	// null is left out of the call.
+	Params []string `json:"params,omitempty"`
 }
 
 // Command is an exported command: a CLI subcommand and an MCP tool.

@@ -28,7 +28,13 @@ const (
 	Map      Kind = "map"      // []Pair, in the order the entries arrived
 	Tuple    Kind = "tuple"    // []any, one value per item
 	Record   Kind = "record"   // map[string]any keyed by field name
+	JSON     Kind = "json"     // JSONText
 )
+
+// JSONText is the canonical form of a value of type Json (any JSON value:
+// null, a number, a string, a list, an object): its compact, valid JSON
+// text. A string, so that it is immutable and comparable.
+type JSONText string
 
 // Type is a nexus type. Only the fields its Kind uses are set.
 type Type struct {
@@ -71,6 +77,7 @@ var (
 	StrType  = &Type{Kind: Str}
 	BoolType = &Type{Kind: Bool}
 	UnitType = &Type{Kind: Unit}
+	JSONType = &Type{Kind: JSON}
 )
 
 // ListOf returns [elem].
@@ -112,6 +119,8 @@ func (t *Type) String() string {
 		return "Bool"
 	case Unit:
 		return "()"
+	case JSON:
+		return "Json"
 	case List:
 		return "[" + t.Elem.String() + "]"
 	case Optional:
@@ -152,7 +161,7 @@ func (t *Type) Validate() error {
 		return fmt.Errorf("missing type")
 	}
 	switch t.Kind {
-	case Int, Real, Str, Bool, Unit:
+	case Int, Real, Str, Bool, Unit, JSON:
 		return nil
 	case List, Optional:
 		if t.Elem == nil {
