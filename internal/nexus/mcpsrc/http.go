@@ -1,28 +1,10 @@
 package mcpsrc
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// isHTTP reports whether server names a Streamable HTTP endpoint rather
-// than a command.
-func isHTTP(server string) bool {
-	return strings.HasPrefix(server, "http://") || strings.HasPrefix(server, "https://")
-}
-
-// checkEndpoint rejects an endpoint URL that cannot be requested.
-func checkEndpoint(endpoint string) error {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("mcp server %q: not a valid http(s) URL", endpoint)
-	}
-	return nil
-}
 
 // httpTransport is the SDK's Streamable HTTP client transport, sending the
 // bearer token and extra headers with every request.

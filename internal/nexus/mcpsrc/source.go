@@ -22,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 )
 
@@ -110,19 +111,19 @@ func New(opts Options) (*Source, error) {
 	if s.timeout <= 0 {
 		s.timeout = DefaultTimeout
 	}
-	if isHTTP(opts.Server) {
-		if err := checkEndpoint(opts.Server); err != nil {
+	if mcpaddr.IsHTTP(opts.Server) {
+		if err := mcpaddr.CheckURL(opts.Server); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	argv, err := splitCommand(opts.Server)
+	argv, err := mcpaddr.Split(opts.Server)
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %s: %w", opts.Name, err)
 	}
 	for _, e := range opts.Env {
 		name, _, _ := strings.Cut(e, "=")
-		if !validEnvName(name) {
+		if !mcpaddr.ValidEnvName(name) {
 			return nil, fmt.Errorf("mcp server %s: %q is not an environment variable (NAME or NAME=VALUE)", opts.Name, e)
 		}
 	}

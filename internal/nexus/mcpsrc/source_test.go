@@ -297,29 +297,3 @@ func TestCloseEndsServer(t *testing.T) {
 		t.Error("a call after Close succeeded")
 	}
 }
-
-func TestSplitCommand(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		want []string
-		bad  bool
-	}{
-		{line: "npx -y pkg", want: []string{"npx", "-y", "pkg"}},
-		{line: `  a  'b c'  "d \"e\" \\" f'g'h `, want: []string{"a", "b c", `d "e" \`, "fgh"}},
-		{line: `a ''`, want: []string{"a", ""}},
-		{line: "a 'b", bad: true},
-		{line: `a "b`, bad: true},
-		{line: "   ", bad: true},
-	} {
-		got, err := splitCommand(tc.line)
-		if tc.bad {
-			if err == nil {
-				t.Errorf("%q: got %q, want an error", tc.line, got)
-			}
-			continue
-		}
-		if err != nil || strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") || len(got) != len(tc.want) {
-			t.Errorf("%q: got %q, %v; want %q", tc.line, got, err, tc.want)
-		}
-	}
-}

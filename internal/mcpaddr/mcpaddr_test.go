@@ -1,0 +1,75 @@
+package mcpaddr
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+		bad  bool
+	}{
+		{line: "npx -y pkg", want: []string{"npx", "-y", "pkg"}},
+		{line: `  a  'b c'  "d \"e\" \\" f'g'h `, want: []string{"a", "b c", `d "e" \`, "fgh"}},
+		{line: `a ''`, want: []string{"a", ""}},
+		{line: "a 'b", bad: true},
+		{line: `a "b`, bad: true},
+		{line: "   ", bad: true},
+	} {
+		got, err := Split(tc.line)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("%q: got %q, want an error", tc.line, got)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") || len(got) != len(tc.want) {
+			t.Errorf("%q: got %q, %v; want %q", tc.line, got, err, tc.want)
+		}
+	}
+}
+
+func TestName(t *testing.T) {
+	for _, tc := range []struct{ server, want string }{
+		{"npx -y @modelcontextprotocol/server-everything", "server-everything"},
+		{"npx -y @modelcontextprotocol/server-everything@2026.8.31", "server-everything"},
+		{"/work/x/.venv/bin/mcp-server-time --local-timezone UTC", "mcp-server-time"},
+		{"uvx mcp-server-time", "mcp-server-time"},
+		{"python3 -m mcp_server_time", "mcp_server_time"},
+		{"/usr/bin/python3.12 'my server.py'", "my server.py"},
+		{"npx", "npx"},
+		{"https://docs.example.com/mcp", "docs.example.com"},
+		{"http://127.0.0.1:8080/mcp", "127.0.0.1:8080"},
+	} {
+		if got := Name(tc.server); got != tc.want {
+			t.Errorf("Name(%q) = %q, want %q", tc.server, got, tc.want)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	for _, tc := range []struct {
+		url string
+		ok  bool
+	}{
+		{"https://docs.example.com/mcp", true},
+		{"http://127.0.0.1:8080/mcp", true},
+		{"http://", false},
+		{"https:///mcp", false},
+		{"http://exa mple.com/", false},
+	} {
+		if err := CheckURL(tc.url); (err == nil) != tc.ok {
+			t.Errorf("CheckURL(%q) = %v, want ok %v", tc.url, err, tc.ok)
+		}
+	}
+}
+
+func TestValidEnvName(t *testing.T) {
+	for name, ok := range map[string]bool{"GITHUB_TOKEN": true, "_x1": true, "": false, "1A": false, "A-B": false, "A=B": false} {
+		if ValidEnvName(name) != ok {
+			t.Errorf("ValidEnvName(%q) = %v, want %v", name, !ok, ok)
+		}
+	}
+}
