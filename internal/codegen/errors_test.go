@@ -33,7 +33,7 @@ func TestErrors(t *testing.T) {
 		{"unknown name", "f :: Str -> Str\nf s = uper s", "7:7: unknown name 'uper' (did you mean 'upper'?)"},
 		{"unknown name in an unused definition", "f :: Str -> Str\nf = upper\ng x = shuot x 1", "8:7: unknown name 'shuot' (did you mean 'shout'?)"},
 		{"unknown import", "import rooty\nf :: Str -> Str\nf = upper", "6:8: unknown import 'rooty' (did you mean 'root'?)"},
-		{"unknown source language", "module m (f)\nsource R from \"x.r\" (\"y\")", "2:8: unknown source language 'R' (expected Py, Cpp or Go)"},
+		{"unknown source language", "module m (f)\nsource R from \"x.r\" (\"y\")", "2:8: unknown source language 'R' (expected Py, Cpp, Go or MCP)"},
 		{"missing source file", "module m (upper)\nsource Py from \"gone.py\" (\"upper\")\nupper :: Str -> Str", "2:16: source file \"gone.py\" not found (looked for /"},
 		{"name not in a Python source", "module m (nope)\nsource Py from \"chem.py\" (\"nope\")\nnope :: Str -> Str", "2:27: \"nope\" is not defined in chem.py (looked for a top-level def, class, assignment or import of it)"},
 		{"name not in a C++ source", "module m (nope)\nsource Cpp from \"stats.hpp\" (\"nope\" as nope)\nnope :: Str -> Str", "2:30: \"nope\" is not defined in stats.hpp (looked for a function of that name)"},

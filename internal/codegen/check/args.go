@@ -22,7 +22,7 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 	infos := make([]argInfo, len(sig.params))
 	lastPositional := -1
 	for i, p := range sig.decl.Params {
-		args[i], infos[i] = c.argument(sig.params[i], p, reg)
+		args[i], infos[i] = c.argument(sig.params[i], p, reg, sig.tool)
 		if args[i].Kind == manifest.Positional {
 			lastPositional = i
 		}
@@ -41,8 +41,10 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 	return args
 }
 
-// argument builds one argument from its type and docstring.
-func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames) (manifest.Arg, argInfo) {
+// argument builds one argument from its type and docstring. tool says
+// the signature is an MCP tool's, whose @name names the tool's argument
+// whatever its kind on the command line.
+func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, tool bool) (manifest.Arg, argInfo) {
 	d := doc.Parse(p.Doc)
 	c.warnUnknown(d)
 	a := manifest.Arg{Type: t, Doc: d.Lines}
@@ -83,7 +85,7 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames) (
 	if dir := d.Get("name"); dir != nil {
 		if a.Kind == manifest.Positional {
 			c.positionalName(&a, dir)
-		} else {
+		} else if !tool {
 			c.sink.Warnf(dir.Pos, "name: has no effect on an %s; it is known by its option name", a.Kind)
 		}
 	}

@@ -78,6 +78,7 @@ type checker struct {
 	records  map[string]*record
 	funcs    map[string]*function // sourced functions by program name
 	funcList []*function          // in source order
+	servers  []*server            // the `source MCP` declarations, in order
 	sigs     map[string]*signature
 	defs     map[string]*definition
 	texts    map[string]string // source file contents by absolute path
@@ -92,10 +93,14 @@ type function struct {
 	name   string // in the program
 	source string // in its language
 	lang   string
-	path   string // absolute
+	path   string // absolute; empty for an MCP tool
 	pos    diag.Pos
 	index  int // in funcList
 	sig    *signature
+
+	// For an MCP tool (lang is manifest.MCP) only.
+	server int      // in checker.servers
+	params []string // the tool's argument names; see manifest.Function.Params
 }
 
 // signature is a resolved type signature.
@@ -104,6 +109,7 @@ type signature struct {
 	params []*types.Type
 	result *types.Type
 	ok     bool // every type resolved
+	tool   bool // the signature of an MCP tool
 }
 
 // definition is a `name args = body` with its signature, if any.
@@ -131,7 +137,7 @@ func moduleDoc(d syntax.Doc) []string {
 
 // linkFunctions puts in m the sourced functions the commands call, in
 // source order, numbers them, renumbers the calls, and lists the pools
-// they need.
+// and MCP servers they need.
 func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 	used := map[int]bool{}
 	var exprs []*manifest.Expr
@@ -159,18 +165,24 @@ func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 	ids := map[int]int{}
 	sources := map[int]string{}
 	langs := map[string]bool{}
+	servers := map[int]int{} // checker.servers index -> m.Servers index
 	for _, f := range c.funcList {
 		if !used[f.index] {
 			continue
 		}
 		id := len(m.Functions)
 		ids[f.index] = id
-		sources[id] = f.path
-		langs[f.lang] = true
-		m.Functions = append(m.Functions, manifest.Function{
+		fn := manifest.Function{
 			ID: id, Name: f.name, Source: f.source, Pool: f.lang,
 			Args: append([]*types.Type{}, f.sig.params...), Return: f.sig.result,
-		})
+		}
+		if f.lang == manifest.MCP {
+			fn.Server, fn.Params = c.linkServer(m, f.server, servers), f.params
+		} else {
+			sources[id] = f.path
+			langs[f.lang] = true
+		}
+		m.Functions = append(m.Functions, fn)
 	}
 	for _, e := range exprs {
 		if e.Kind == manifest.Call {
@@ -183,6 +195,18 @@ func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 		}
 	}
 	return sources
+}
+
+// linkServer returns the index in m.Servers of c.servers[i], adding it
+// the first time a command calls one of its tools: like pools, only the
+// servers the commands use are in the manifest.
+func (c *checker) linkServer(m *manifest.Manifest, i int, linked map[int]int) int {
+	if j, ok := linked[i]; ok {
+		return j
+	}
+	linked[i] = len(m.Servers)
+	m.Servers = append(m.Servers, c.servers[i].spec)
+	return linked[i]
 }
 
 // sourceOrder sorts names by the position they were declared at.

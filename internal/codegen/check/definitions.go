@@ -29,10 +29,16 @@ func (c *checker) signatures() {
 	for _, f := range c.funcList {
 		sig := c.sigs[f.name]
 		if sig == nil {
-			c.sink.Errorf(f.pos, "sourced function '%s' has no type signature; add one such as `%s :: Str -> Int`", f.name, f.name)
+			c.sink.Errorf(f.pos, "%s", missingSignature(f))
 			continue
 		}
 		f.sig = sig
+		if f.lang == manifest.MCP {
+			sig.tool = true
+			if sig.ok {
+				c.toolParams(f)
+			}
+		}
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/source"
+	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -37,12 +39,18 @@ func (c *checker) imports() {
 	}
 }
 
-// sources finds every sourced name in its file and declares it.
+// sources finds every sourced name in its file, or declares the tools of
+// an MCP server, and declares it.
 func (c *checker) sources() {
 	for _, s := range c.file.Sources {
+		c.warnMisplaced(s)
+		if s.Lang.Name == mcpLang {
+			c.mcpSource(s)
+			continue
+		}
 		lang, ok := langs[s.Lang.Name]
 		if !ok {
-			c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp or Go)%s", s.Lang.Name, suggest.Hint(s.Lang.Name, []string{"Py", "Cpp", "Go"}))
+			c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp, Go or MCP)%s", s.Lang.Name, suggest.Hint(s.Lang.Name, []string{"Py", "Cpp", "Go", mcpLang}))
 			continue
 		}
 		path := c.abs(s.Path.Value)
@@ -54,16 +62,33 @@ func (c *checker) sources() {
 			if ok && !source.Defines(lang, text, it.Name.Value) {
 				c.sink.Errorf(it.Name.Pos, "%q is not defined in %s%s", it.Name.Value, s.Path.Value, definedHint(lang))
 			}
-			name := it.Alias.Name
-			if prev := c.funcs[name]; prev != nil {
-				c.sink.Errorf(it.Alias.Pos, "'%s' is sourced twice (first at %s)", name, prev.pos)
-				continue
-			}
-			f := &function{name: name, source: it.Name.Value, lang: lang, path: path, pos: it.Alias.Pos, index: len(c.funcList)}
-			c.funcs[name] = f
-			c.funcList = append(c.funcList, f)
+			c.declare(&function{name: it.Alias.Name, source: it.Name.Value, lang: lang, path: path, pos: it.Alias.Pos, server: -1})
 		}
 	}
+}
+
+// warnMisplaced warns about the directives of a source line other than
+// an MCP server's, which have no effect.
+func (c *checker) warnMisplaced(s *syntax.Source) {
+	if s.Lang.Name == mcpLang {
+		return
+	}
+	d := doc.Parse(s.Doc)
+	c.warnUnknown(d)
+	for _, dir := range d.Directives {
+		c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a %s source; ignored", dir.Key, s.Lang.Name)
+	}
+}
+
+// declare adds a sourced function, unless its name is taken.
+func (c *checker) declare(f *function) {
+	if prev := c.funcs[f.name]; prev != nil {
+		c.sink.Errorf(f.pos, "'%s' is sourced twice (first at %s)", f.name, prev.pos)
+		return
+	}
+	f.index = len(c.funcList)
+	c.funcs[f.name] = f
+	c.funcList = append(c.funcList, f)
 }
 
 func definedHint(lang string) string {

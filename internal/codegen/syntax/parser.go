@@ -352,9 +352,9 @@ func (p *parser) importDecl(doc Doc) *Import {
 
 func (p *parser) source(doc Doc) *Source {
 	s := &Source{Pos: p.next().Pos, Doc: doc}
-	s.Lang = p.name("a language (Py, Cpp or Go) after 'source'")
+	s.Lang = p.name("a language (Py, Cpp, Go or MCP) after 'source'")
 	p.expectWord("from", "after the source language")
-	s.Path = p.stringLit("the source file path as a string")
+	s.Path = p.stringLit("the source file path (or MCP server) as a string")
 	p.expect(tokLParen, "'(' and the sourced names after the path")
 	for !p.failed {
 		var it SourceItem
@@ -364,7 +364,7 @@ func (p *parser) source(doc Doc) *Source {
 			it.Alias = p.name("a name after 'as'")
 		} else if !p.failed {
 			if !isName(it.Name.Value) {
-				p.errorf(it.Name.Pos, "%q is not a valid name in the program; give it one with 'as name'", it.Name.Value)
+				p.errorf(it.Name.Pos, "%q is not a valid name in the program; give it one with 'as %s'", it.Name.Value, aliasFor(it.Name.Value))
 			}
 			it.Alias = Name{Pos: it.Name.Pos, Name: it.Name.Value}
 		}
@@ -379,6 +379,29 @@ func (p *parser) source(doc Doc) *Source {
 		return nil
 	}
 	return s
+}
+
+// aliasFor suggests a program name for a source name that is not one:
+// the name in camel case at its other characters ("get-sum" is getSum),
+// or "name" when that is no name either.
+func aliasFor(s string) string {
+	var b strings.Builder
+	upper := false
+	for _, r := range s {
+		switch {
+		case !isIdentRune(r) || r == '\'':
+			upper = b.Len() > 0
+		case upper:
+			b.WriteRune(unicode.ToUpper(r))
+			upper = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if alias := b.String(); isName(alias) {
+		return alias
+	}
+	return "name"
 }
 
 // startsUpper reports whether t is a name starting with a capital letter:
