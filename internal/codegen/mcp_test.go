@@ -212,6 +212,7 @@ upper :: Str -> Str
 f :: Str
 g :: --' @name x
      --' arg: --x
+     --' timeout: 5 seconds
      Str -> Str
 `)
 	p, err := Compile(path)
@@ -225,6 +226,7 @@ g :: --' @name x
 		pos(6, 5) + "warning: directive 'bearer' has no effect on a command; it applies to an http:// or https:// server",
 		pos(7, 5) + "warning: directive 'header' has no effect on a command; it applies to an http:// or https:// server",
 		pos(9, 5) + "warning: directive 'timeout' has no effect on a Py source; ignored",
+		pos(15, 10) + "warning: directive 'timeout' has no effect on an argument; ignored",
 	}
 	for i := range want {
 		want[i] = path + ":" + want[i]
