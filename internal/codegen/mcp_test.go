@@ -245,3 +245,25 @@ g :: --' @name x
 		t.Errorf("the @name of an option names the tool's argument: %q", got)
 	}
 }
+
+// TestMCPToolParams checks how a tool's argument names come from its
+// signature: a named record argument is one argument, an unnamed one
+// supplies them as its fields, and a tool without arguments has none.
+func TestMCPToolParams(t *testing.T) {
+	p := compileOK(t, `module m (*)
+source MCP from "srv" ("a", "b", "c")
+record Q where
+  query :: Str
+a :: --' @name filter
+     Q -> Str
+b :: Q -> Str
+c :: Json
+`)
+	var got [][]string
+	for _, f := range p.Manifest.Functions {
+		got = append(got, f.Params)
+	}
+	if want := [][]string{{"filter"}, nil, nil}; !reflect.DeepEqual(got, want) || len(p.Manifest.Functions[2].Args) != 0 {
+		t.Errorf("params %q, want %q; functions %+v", got, want, p.Manifest.Functions)
+	}
+}

@@ -184,7 +184,9 @@ func (c *checker) toolParams(f *function) {
 		c.sink.Errorf(params[i].Type.TypePos(), "argument %d of MCP tool '%s' (%s) has no @name: write `--' @name ARG` above its type, naming the tool's argument%s",
 			i+1, f.name, f.source, recordHint(len(params)))
 	}
-	f.params = names
+	if len(names) > 0 {
+		f.params = names
+	}
 }
 
 func recordHint(n int) string {
