@@ -49,7 +49,8 @@ func (s *server) fail(phase, format string, args ...any) {
 }
 
 // prepare installs what the peers need (the first run only), builds the
-// nexus programs, and returns the servers to measure, peers first.
+// nexus programs, and returns the servers to measure (those -servers
+// names), peers first.
 func prepare(ctx context.Context, c config, root, work string) ([]*server, error) {
 	peers := filepath.Join(root, "integration", "peers")
 	self, err := os.Executable()
@@ -67,14 +68,11 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 	}
 	var servers []*server
 	for _, s := range all {
-		if c.only == "" || strings.Contains(","+c.only+",", ","+s.key+",") {
+		if selected(c.servers, s.key) {
 			s.cold, s.seq, s.conc, s.failed = map[string][]time.Duration{}, map[string]*series{}, map[string]*series{}, map[string]bool{}
 			s.dir = work
 			servers = append(servers, s)
 		}
-	}
-	if len(servers) == 0 {
-		return nil, fmt.Errorf("-servers %q names no server", c.only)
 	}
 	for _, s := range servers {
 		switch s.key {
