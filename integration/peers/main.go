@@ -169,7 +169,7 @@ func run(ctx context.Context, c config, argv []string) error {
 	logf("set up in %.1f s", time.Since(began).Seconds())
 	var phases []func(context.Context)
 	if b != nil {
-		logf("peers: measuring %d servers", len(b.servers))
+		logf("the peers part: measuring %d servers", len(b.servers))
 		phases = append(phases, b.coldStarts, b.stdioPhase, b.httpPhase)
 	}
 	if pb != nil {

@@ -65,9 +65,6 @@ func prepareProxies(ctx context.Context, c config, root, work string) (*proxyBen
 	peers := filepath.Join(root, "integration", "peers")
 	bin := filepath.Join(root, "integration", "mcpservers", "node_modules", ".bin")
 	everything := filepath.Join(bin, "mcp-server-everything")
-	if _, err := os.Stat(everything); err != nil {
-		return nil, fmt.Errorf("server-everything: %w (`make setup` installs it)", err)
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -87,16 +84,18 @@ func prepareProxies(ctx context.Context, c config, root, work string) (*proxyBen
 			pb.proxies = append(pb.proxies, p)
 		}
 	}
+	if len(pb.proxies) == 0 {
+		return pb, nil
+	}
+	if _, err := os.Stat(everything); err != nil {
+		return nil, fmt.Errorf("server-everything: %w (`make setup` installs it)", err)
+	}
 	for _, p := range pb.proxies {
 		switch p.key {
 		case "fastmcp-proxy":
-			python, err := ensureVenv(ctx, peers)
-			if err != nil {
-				return nil, fmt.Errorf("FastMCP: %w", err)
+			if p.stdio, p.http, err = fastmcpCommands(ctx, peers, "fastmcp_proxy.py", everything); err != nil {
+				return nil, err
 			}
-			script := filepath.Join(peers, "servers", "fastmcp_proxy.py")
-			p.stdio = []string{python, script, everything, "stdio"}
-			p.http = []string{python, script, everything, "http", "0"}
 		case "nexus-proxy":
 			// The program names server-everything by its command, found on
 			// the PATH nexus starts it with, which is ours.
