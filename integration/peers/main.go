@@ -31,6 +31,15 @@
 // code for every server: an SDK client's own JSON work per call would
 // dominate at these rates and hide the servers' differences.
 //
+// A second part, the proxies (proxies.go, issue 13), measures hops rather
+// than servers: the same client calls server-everything's echo and get-sum
+// directly over stdio and through nexus (a program re-exporting them,
+// servers/nexus/proxy), FastMCP's own proxy (servers/fastmcp_proxy.py) and
+// a minimal Go SDK proxy (this binary re-executed with -serve-gosdk-proxy),
+// each over stdio and over HTTP, and reports the latency each hop adds. A
+// nexus that cannot build that program yet has its rows reported as not
+// built rather than failing the run. -only runs one part.
+//
 // The report goes to stdout and to -out (docs/benchmarks.md). The run is
 // bounded by -deadline; traffic goes to loopback only.
 package main

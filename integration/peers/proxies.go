@@ -51,10 +51,9 @@ func (r *proxyRow) fail(format string, args ...any) {
 
 // proxyBench runs the proxies part.
 type proxyBench struct {
-	c          config
-	everything string // the mcp-server-everything command
-	proxies    []*proxy
-	rows       []*proxyRow
+	c       config
+	proxies []*proxy
+	rows    []*proxyRow
 }
 
 // prepareProxies finds server-everything, installs FastMCP (the first run
@@ -77,7 +76,7 @@ func prepareProxies(ctx context.Context, c config, root, work string) (*proxyBen
 			http:  []string{self, "-serve-gosdk-proxy", "http", "-port", "0", "-everything", everything}},
 		{key: "fastmcp-proxy", name: "FastMCP proxy"},
 	}
-	pb := &proxyBench{c: c, everything: everything}
+	pb := &proxyBench{c: c}
 	for _, p := range all {
 		if selected(c.servers, p.key) {
 			p.dir, p.fns = work, proxyFunctions("get-sum")
