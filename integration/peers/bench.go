@@ -84,7 +84,7 @@ func (b *bench) stdioPhase(ctx context.Context) {
 	logf("stdio: %d rounds of %d sequential calls (%d of total) per server and function", b.c.rounds, b.c.stdioCalls, b.c.stdioBigCalls)
 	conns := map[*server]*stdioConn{}
 	for _, s := range b.servers {
-		conn, err := b.openStdio(ctx, s)
+		conn, err := openStdio(ctx, s.stdio, s.dir, b.fns)
 		if err != nil {
 			s.fail("stdio", "%v", err)
 			continue
@@ -139,10 +139,12 @@ func (b *bench) warm(f *function) int {
 	return b.c.warmUp
 }
 
-func (b *bench) openStdio(ctx context.Context, s *server) (*stdioConn, error) {
+// openStdio starts argv in dir over stdio, initializes the session and
+// checks that tools/list has every one of fns.
+func openStdio(ctx context.Context, argv []string, dir string, fns []*function) (*stdioConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
-	conn, err := startStdio(s.stdio, s.dir)
+	conn, err := startStdio(argv, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func (b *bench) openStdio(ctx context.Context, s *server) (*stdioConn, error) {
 	if err == nil {
 		var res []byte
 		if res, err = conn.roundTrip("tools/list", nil); err == nil {
-			err = checkTools(res, b.fns)
+			err = checkTools(res, fns)
 		}
 	}
 	if err != nil {

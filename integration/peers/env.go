@@ -21,8 +21,9 @@ type env struct {
 	rows    [][2]string // what, value
 }
 
-// describeEnv reads the machine from /proc and asks each tool its version.
-func describeEnv(ctx context.Context, c config, root string, servers []*server) env {
+// describeEnv reads the machine from /proc and asks each tool its version,
+// for the parts that run (b or pb nil: that part does not).
+func describeEnv(ctx context.Context, c config, root string, b *bench, pb *proxyBench) env {
 	var e env
 	add := func(what, value string) {
 		if value != "" {
@@ -33,12 +34,30 @@ func describeEnv(ctx context.Context, c config, root string, servers []*server) 
 		add(r[0], r[1])
 	}
 
-	has := map[string]*server{}
-	for _, s := range servers {
-		has[s.key] = s
+	// The peers part's servers and the proxies part's proxies by key, as
+	// their command lines.
+	has := map[string][]string{}
+	if b != nil {
+		for _, s := range b.servers {
+			has[s.key] = s.stdio
+		}
 	}
-	if s := has["fastmcp"]; s != nil {
-		python := s.stdio[0]
+	if pb != nil {
+		for _, x := range pb.proxies {
+			has[x.key] = x.stdio
+		}
+		var pkg struct{ Version string }
+		everything := filepath.Join(root, "integration", "mcpservers", "node_modules", "@modelcontextprotocol", "server-everything", "package.json")
+		if data, err := os.ReadFile(everything); err == nil && json.Unmarshal(data, &pkg) == nil {
+			add("server-everything", "@modelcontextprotocol/server-everything "+pkg.Version+" (integration/mcpservers), over stdio")
+		}
+	}
+	fastmcp := has["fastmcp"]
+	if fastmcp == nil {
+		fastmcp = has["fastmcp-proxy"]
+	}
+	if fastmcp != nil {
+		python := fastmcp[0]
 		v := runenv.FirstLine(ctx, python, "-c", "import importlib.metadata as m, platform; print(platform.python_version(), m.version('fastmcp'), m.version('mcp'))")
 		if f := strings.Fields(v); len(f) == 3 {
 			add("FastMCP", "fastmcp "+f[1]+" (on the MCP Python SDK, mcp "+f[2]+"), Python "+f[0]+", in the venv integration/peers/.venv")
@@ -54,14 +73,14 @@ func describeEnv(ctx context.Context, c config, root string, servers []*server) 
 			add("Python pool", "Python "+f[0]+" (`python3` on PATH), grpcio "+f[2]+", msgpack "+f[3]+shim)
 		}
 	}
-	if s := has["ts"]; s != nil {
-		sdk := filepath.Join(filepath.Dir(s.stdio[1]), "node_modules", "@modelcontextprotocol", "sdk", "package.json")
+	if argv := has["ts"]; argv != nil {
+		sdk := filepath.Join(filepath.Dir(argv[1]), "node_modules", "@modelcontextprotocol", "sdk", "package.json")
 		var pkg struct{ Version string }
 		if data, err := os.ReadFile(sdk); err == nil && json.Unmarshal(data, &pkg) == nil {
-			add("TypeScript SDK", "@modelcontextprotocol/sdk "+pkg.Version+", Node "+runenv.FirstLine(ctx, s.stdio[0], "--version"))
+			add("TypeScript SDK", "@modelcontextprotocol/sdk "+pkg.Version+", Node "+runenv.FirstLine(ctx, argv[0], "--version"))
 		}
 	}
-	if has["gosdk"] != nil {
+	if has["gosdk"] != nil || has["gosdk-proxy"] != nil {
 		add("Go SDK", "github.com/modelcontextprotocol/go-sdk "+modversion.Of("github.com/modelcontextprotocol/go-sdk"))
 	}
 	if has["nexus-cpp"] != nil {

@@ -62,17 +62,21 @@ func newGoSDKServer() *mcp.Server {
 	return srv
 }
 
-// serveGoSDK serves the Go SDK peer over stdio until stdin closes, or over
-// Streamable HTTP on a loopback port (0 picks one) until SIGTERM, printing
-// the address as nexus does.
+// serveGoSDK serves the Go SDK peer over transport (see serveMCP).
 func serveGoSDK(transport string, port int) error {
-	srv := newGoSDKServer()
+	return serveMCP(newGoSDKServer(), transport, port)
+}
+
+// serveMCP serves srv over stdio until stdin closes, or over Streamable
+// HTTP on a loopback port (0 picks one) until SIGTERM, printing the address
+// as nexus does.
+func serveMCP(srv *mcp.Server, transport string, port int) error {
 	switch transport {
 	case "stdio":
 		return srv.Run(context.Background(), &mcp.StdioTransport{})
 	case "http":
 	default:
-		return fmt.Errorf("-serve-gosdk %q: want stdio or http", transport)
+		return fmt.Errorf("transport %q: want stdio or http", transport)
 	}
 	// Stateful sessions (the default) answering in JSON rather than SSE, as
 	// nexus does.

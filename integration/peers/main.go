@@ -31,6 +31,15 @@
 // code for every server: an SDK client's own JSON work per call would
 // dominate at these rates and hide the servers' differences.
 //
+// A second part, the proxies (proxies.go, issue 13), measures hops rather
+// than servers: the same client calls server-everything's echo and get-sum
+// directly over stdio and through nexus (a program re-exporting them,
+// servers/nexus/proxy), FastMCP's own proxy (servers/fastmcp_proxy.py) and
+// a minimal Go SDK proxy (this binary re-executed with -serve-gosdk-proxy),
+// each over stdio and over HTTP, and reports the latency each hop adds. A
+// nexus that cannot build that program yet has its rows reported as not
+// built rather than failing the run. -only runs one part.
+//
 // The report goes to stdout and to -out (docs/benchmarks.md). The run is
 // bounded by -deadline; traffic goes to loopback only.
 package main
@@ -55,12 +64,18 @@ type config struct {
 	rounds   int
 	cold     int
 	sessions int
-	only     string
+	servers  string // -servers
+	only     string // -only: the part to run
 
 	stdioCalls, stdioBigCalls int // sequential calls per round over stdio
 	httpCalls, httpBigCalls   int // calls per session per round over HTTP
 	warmUp, bigWarmUp         int // calls before measuring, per server and function
 	bigN                      int // length of total's list
+
+	proxyCalls     int // sequential calls per round and tool, proxies part
+	proxyHTTPCalls int // calls per HTTP session per round, proxies part
+	proxyWarmUp    int // calls before measuring, per row and tool
+	proxyStep      time.Duration
 }
 
 func main() {
@@ -78,19 +93,34 @@ func main() {
 	flag.IntVar(&c.warmUp, "warm-up", 1000, "calls to each server before measuring trivial and shout (node's JIT and every lazy set-up)")
 	flag.IntVar(&c.bigWarmUp, "big-warm-up", 5, "calls to each server before measuring total")
 	flag.IntVar(&c.bigN, "n", 100_000, "length of total's list of reals")
-	flag.StringVar(&c.only, "servers", "", "comma-separated server keys to run (fastmcp,ts,gosdk,nexus-py,nexus-go,nexus-cpp); empty for all")
+	flag.StringVar(&c.servers, "servers", "", "comma-separated server keys to run (peers: fastmcp,ts,gosdk,nexus-py,nexus-go,nexus-cpp; proxies: direct,nexus-proxy,gosdk-proxy,fastmcp-proxy); empty for all")
+	flag.StringVar(&c.only, "only", "", "run one part only: `peers` or proxies; empty for both")
+	flag.IntVar(&c.proxyCalls, "proxy-calls", 500, "proxies part: sequential calls per round of each tool, over stdio and over HTTP")
+	flag.IntVar(&c.proxyHTTPCalls, "proxy-http-calls", 30, "proxies part: calls per HTTP session per round, with -sessions sessions at once")
+	flag.IntVar(&c.proxyWarmUp, "proxy-warm-up", 500, "proxies part: calls to each row and tool before measuring")
+	flag.DurationVar(&c.proxyStep, "proxy-step", 1500*time.Millisecond, "proxies part: bound on a row's sequential calls of one tool in one round (twice that for its warm-up); a slower row makes fewer calls")
 	serve := flag.String("serve-gosdk", "", "internal: serve the Go SDK peer over `stdio` or `http`")
-	port := flag.Int("port", 0, "internal: the HTTP port of -serve-gosdk http")
+	serveProxy := flag.String("serve-gosdk-proxy", "", "internal: serve the Go SDK proxy of server-everything over `stdio` or `http`")
+	everything := flag.String("everything", "", "internal: the mcp-server-everything command of -serve-gosdk-proxy")
+	port := flag.Int("port", 0, "internal: the HTTP port of -serve-gosdk http and -serve-gosdk-proxy http")
 	flag.Parse()
-	if *serve != "" {
-		if err := serveGoSDK(*serve, *port); err != nil {
+	if *serve != "" || *serveProxy != "" {
+		var err error
+		if *serve != "" {
+			err = serveGoSDK(*serve, *port)
+		} else {
+			err = serveGoSDKProxy(*serveProxy, *port, *everything)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "peers:", err)
 			os.Exit(1)
 		}
 		return
 	}
 	if c.rounds < 1 || c.cold < 1 || c.sessions < 1 || c.stdioCalls < 1 || c.stdioBigCalls < 1 ||
-		c.httpCalls < 1 || c.httpBigCalls < 1 || c.warmUp < 0 || c.bigWarmUp < 0 || c.bigN < 1 || flag.NArg() > 0 {
+		c.httpCalls < 1 || c.httpBigCalls < 1 || c.warmUp < 0 || c.bigWarmUp < 0 || c.bigN < 1 ||
+		c.proxyCalls < 1 || c.proxyHTTPCalls < 1 || c.proxyWarmUp < 0 || c.proxyStep <= 0 ||
+		(c.only != "" && c.only != "peers" && c.only != "proxies") || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -120,17 +150,41 @@ func run(ctx context.Context, c config, argv []string) error {
 	}
 	defer os.RemoveAll(work)
 
-	fns := functions(c.bigN)
-	servers, err := prepare(ctx, c, root, work)
-	if err != nil {
-		return err
+	var b *bench
+	var pb *proxyBench
+	if c.only != "proxies" {
+		servers, err := prepare(ctx, c, root, work)
+		if err != nil {
+			return err
+		}
+		if len(servers) > 0 {
+			b = &bench{c: c, fns: functions(c.bigN), servers: servers}
+		}
+	}
+	if c.only != "peers" {
+		if pb, err = prepareProxies(ctx, c, root, work); err != nil {
+			return err
+		}
+		if len(pb.proxies) == 0 {
+			pb = nil
+		}
+	}
+	if b == nil && pb == nil {
+		return fmt.Errorf("-servers %q names no server of the part run", c.servers)
 	}
 	// What the machine and software are, read before measuring: the
 	// sources may change while the run goes on.
-	env := describeEnv(ctx, c, root, servers)
-	b := &bench{c: c, fns: fns, servers: servers}
-	logf("set up in %.1f s; measuring %d servers", time.Since(began).Seconds(), len(servers))
-	for _, phase := range []func(context.Context){b.coldStarts, b.stdioPhase, b.httpPhase} {
+	env := describeEnv(ctx, c, root, b, pb)
+	logf("set up in %.1f s", time.Since(began).Seconds())
+	var phases []func(context.Context)
+	if b != nil {
+		logf("the peers part: measuring %d servers", len(b.servers))
+		phases = append(phases, b.coldStarts, b.stdioPhase, b.httpPhase)
+	}
+	if pb != nil {
+		phases = append(phases, pb.run)
+	}
+	for _, phase := range phases {
 		start := time.Now()
 		phase(ctx)
 		logf("  took %.0f s", time.Since(start).Seconds())
@@ -139,7 +193,7 @@ func run(ctx context.Context, c config, argv []string) error {
 	env.command = runenv.CommandLine(argv, "./integration/peers", root)
 	env.date = began
 	env.elapsed = time.Since(began)
-	report := b.report(env)
+	report := report(env, b, pb)
 	fmt.Print(report)
 	if c.out != "" {
 		out := c.out
@@ -155,9 +209,16 @@ func run(ctx context.Context, c config, argv []string) error {
 		logf("wrote %s", out)
 	}
 	var errs []error
-	for _, s := range servers {
-		for _, e := range s.errs {
-			errs = append(errs, fmt.Errorf("%s: %s", s.name, e))
+	if b != nil {
+		for _, s := range b.servers {
+			for _, e := range s.errs {
+				errs = append(errs, fmt.Errorf("%s: %s", s.name, e))
+			}
+		}
+	}
+	if pb != nil {
+		for _, e := range pb.errors() {
+			errs = append(errs, errors.New(e))
 		}
 	}
 	if len(errs) > 0 {

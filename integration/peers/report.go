@@ -9,9 +9,9 @@ import (
 	"github.com/nexus-run/nexus/integration/runenv"
 )
 
-// report is the markdown document of the run: what ran where, the tables,
-// nexus as ratios to each peer, and the goals of issue #6.
-func (b *bench) report(e env) string {
+// report is the markdown document of the run: what ran where, then each
+// part that ran (b or pb nil: that part did not).
+func report(e env, b *bench, pb *proxyBench) string {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
 
@@ -22,6 +22,19 @@ func (b *bench) report(e env) string {
 	for _, r := range e.rows {
 		p("| %s | %s |\n", r[0], r[1])
 	}
+	if b != nil {
+		b.report(&w)
+	}
+	if pb != nil {
+		pb.report(&w)
+	}
+	return w.String()
+}
+
+// report writes the peers part: what runs, the tables, nexus as ratios to
+// each peer, and the goals of issue #6.
+func (b *bench) report(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 
 	p("\n## What runs\n\n")
 	p("Each server serves three tools, every one answering with a single text block holding the compact JSON of its value, as nexus does:\n\n")
@@ -138,7 +151,6 @@ func (b *bench) report(e env) string {
 	} else {
 		p("\nEvery call of every server was answered right.\n")
 	}
-	return w.String()
 }
 
 func serverNote(s *server) string {

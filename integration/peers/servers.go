@@ -49,7 +49,8 @@ func (s *server) fail(phase, format string, args ...any) {
 }
 
 // prepare installs what the peers need (the first run only), builds the
-// nexus programs, and returns the servers to measure, peers first.
+// nexus programs, and returns the servers to measure (those -servers
+// names), peers first.
 func prepare(ctx context.Context, c config, root, work string) ([]*server, error) {
 	peers := filepath.Join(root, "integration", "peers")
 	self, err := os.Executable()
@@ -67,24 +68,18 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 	}
 	var servers []*server
 	for _, s := range all {
-		if c.only == "" || strings.Contains(","+c.only+",", ","+s.key+",") {
+		if selected(c.servers, s.key) {
 			s.cold, s.seq, s.conc, s.failed = map[string][]time.Duration{}, map[string]*series{}, map[string]*series{}, map[string]bool{}
 			s.dir = work
 			servers = append(servers, s)
 		}
 	}
-	if len(servers) == 0 {
-		return nil, fmt.Errorf("-servers %q names no server", c.only)
-	}
 	for _, s := range servers {
 		switch s.key {
 		case "fastmcp":
-			python, err := ensureVenv(ctx, peers)
-			if err != nil {
-				return nil, fmt.Errorf("FastMCP: %w", err)
+			if s.stdio, s.http, err = fastmcpCommands(ctx, peers, "fastmcp_server.py"); err != nil {
+				return nil, err
 			}
-			script := filepath.Join(peers, "servers", "fastmcp_server.py")
-			s.stdio, s.http = []string{python, script, "stdio"}, []string{python, script, "http", "0"}
 		case "ts":
 			dir := filepath.Join(peers, "servers", "ts")
 			if err := ensureNodeModules(ctx, dir); err != nil {
@@ -110,6 +105,20 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 		}
 	}
 	return servers, nil
+}
+
+// fastmcpCommands are the command lines serving the FastMCP script in
+// servers over stdio and over HTTP on a port it picks, the script's
+// arguments args before the transport, from the venv ensureVenv makes.
+func fastmcpCommands(ctx context.Context, peers, script string, args ...string) (stdio, http []string, err error) {
+	python, err := ensureVenv(ctx, peers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("FastMCP: %w", err)
+	}
+	argv := append([]string{python, filepath.Join(peers, "servers", script)}, args...)
+	stdio = append(append([]string(nil), argv...), "stdio")
+	http = append(append([]string(nil), argv...), "http", "0")
+	return stdio, http, nil
 }
 
 // ensureVenv makes integration/peers/.venv with the pinned FastMCP of

@@ -94,3 +94,43 @@ func bigSum(n int) *function {
 		},
 	}
 }
+
+// proxyFunctions are server-everything's echo and get-sum as the proxies
+// part calls them (in the order of proxyTools), sum being the name the
+// server measured gives get-sum. Both answer one text block: the text
+// itself from server-everything and the proxies that relay its result
+// unchanged, the JSON of the string from nexus, whose Str results are JSON
+// values like every other; either is taken.
+func proxyFunctions(sum string) []*function {
+	return []*function{
+		{
+			name: "echo", sig: "Str -> Str", what: "server-everything's echo of a 48-character ASCII string",
+			args: func(i int) []byte {
+				arg, _ := json.Marshal(shoutInput(i))
+				return append(append([]byte(`{"message":`), arg...), '}')
+			},
+			want: textIs("echo", func(i int) string { return "Echo: " + shoutInput(i) }),
+		},
+		{
+			name: sum, sig: "Real -> Real -> Str", what: "server-everything's get-sum of two numbers, which answers a sentence",
+			args: func(i int) []byte { return []byte(fmt.Sprintf(`{"a":%d,"b":0.25}`, i)) },
+			want: textIs(sum, func(i int) string { return fmt.Sprintf("The sum of %d and 0.25 is %d.25.", i, i) }),
+		},
+	}
+}
+
+// textIs checks that the i-th answer of tool is the text expected(i), as
+// is or as a JSON string.
+func textIs(tool string, expected func(i int) string) func(i int, text string) error {
+	return func(i int, text string) error {
+		want := expected(i)
+		if text == want {
+			return nil
+		}
+		var s string
+		if json.Unmarshal([]byte(text), &s) == nil && s == want {
+			return nil
+		}
+		return fmt.Errorf("%s answered %q in call %d, want %q", tool, text, i, want)
+	}
+}

@@ -16,10 +16,10 @@ quarter of FastMCP's calls/s; `async def` is its faster path.
 """
 
 import json
-import socket
 import sys
 
 from fastmcp import FastMCP
+from fastmcp_http import serve_http
 
 mcp = FastMCP("peers")
 
@@ -44,37 +44,12 @@ async def total(xs: list[float]) -> float:
     return sum(xs)
 
 
-def serve_http(port: int) -> None:
-    # The socket is bound here, so that port 0 works and the port can be
-    # printed before uvicorn takes it over.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(1024)
-    port = sock.getsockname()[1]
-    print(f"peer: serving MCP at /mcp on http://127.0.0.1:{port}", file=sys.stderr, flush=True)
-    # JSON replies rather than SSE, as nexus and the other peers answer;
-    # no access log, which would cost a line per call.
-    mcp.run(
-        transport="http",
-        host="127.0.0.1",
-        port=port,
-        path="/mcp",
-        sockets=[sock],
-        json_response=True,
-        stateless_http=False,
-        show_banner=False,
-        log_level="warning",
-        uvicorn_config={"access_log": False},
-    )
-
-
 def main() -> None:
     args = sys.argv[1:]
     if args == ["stdio"]:
         mcp.run(transport="stdio", show_banner=False, log_level="warning")
     elif len(args) == 2 and args[0] == "http":
-        serve_http(int(args[1]))
+        serve_http(mcp, int(args[1]))
     else:
         sys.exit("usage: fastmcp_server.py stdio | http PORT")
 
