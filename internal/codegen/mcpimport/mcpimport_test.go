@@ -316,8 +316,8 @@ func TestOptionalArguments(t *testing.T) {
 		"required":["b","z"]}`
 	out, _ := Generate(Options{Server: "srv"}, []*mcp.Tool{tool(t, "t", "", in, "")})
 	// Required first, in the order of "required"; then the others by name;
-	// an optional ?T stays ?T and Json (which holds null) stays Json.
-	if got, want := signatures(parse(t, out))["t"], "t :: b Real -> z Str -> a ?Int -> j Json -> m ?Bool -> Str"; got != want {
+	// an optional ?T stays ?T, and Json becomes ?Json, left out when null.
+	if got, want := signatures(parse(t, out))["t"], "t :: b Real -> z Str -> a ?Int -> j ?Json -> m ?Bool -> Str"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -335,7 +335,7 @@ func TestOutputSchemas(t *testing.T) {
 		{"definitions", `{"definitions":{"n":{"type":"integer"}},"type":"object","properties":{"v":{"$ref":"#/definitions/n"}},"required":["v"]}`,
 			"WeatherNowResult", map[string]string{"WeatherNowResult": "v :: Int"}},
 		{"recursive ref", `{"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node"}}}},"$ref":"#/$defs/Node"}`,
-			"Node", map[string]string{"Node": "next :: Json"}},
+			"Node", map[string]string{"Node": "next :: ?Json"}},
 		{"remote ref", `{"type":"object","properties":{"v":{"$ref":"https://example.com/s.json"}},"required":["v"]}`,
 			"WeatherNowResult", map[string]string{"WeatherNowResult": "v :: Json"}},
 		{"dangling ref", `{"$ref":"#/$defs/Nothing"}`, "Json", nil},

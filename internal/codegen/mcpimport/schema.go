@@ -186,9 +186,11 @@ func withType(m map[string]any, t any) map[string]any {
 	return c
 }
 
-// optional is ?t, or t when it already admits null.
+// optional is ?t, or t when it already is optional. Json holds null too,
+// but ?Json says that null means "left out": an optional argument that is
+// null is not sent, where a Json null would be sent as null.
 func optional(t string) string {
-	if strings.HasPrefix(t, "?") || t == "Json" || t == "()" {
+	if strings.HasPrefix(t, "?") || t == "()" {
 		return t
 	}
 	return "?" + t
