@@ -118,6 +118,34 @@ func records(f *syntax.File) map[string]string {
 	return m
 }
 
+// checkSignatures checks that f has each signature of want, written as
+// signature writes them.
+func checkSignatures(t *testing.T, f *syntax.File, want ...string) {
+	t.Helper()
+	sigs := signatures(f)
+	for _, w := range want {
+		name, _, _ := strings.Cut(w, " ")
+		if sigs[name] != w {
+			t.Errorf("got  %s\nwant %s", sigs[name], w)
+		}
+	}
+}
+
+// checkRecords checks that f declares exactly the records of want, each
+// with the fields written as records writes them.
+func checkRecords(t *testing.T, f *syntax.File, want map[string]string) {
+	t.Helper()
+	got := records(f)
+	if len(got) != len(want) {
+		t.Errorf("records %v, want %v", got, want)
+	}
+	for n, fields := range want {
+		if got[n] != fields {
+			t.Errorf("record %s: %q, want %q", n, got[n], fields)
+		}
+	}
+}
+
 func TestServerEverything(t *testing.T) {
 	tools := loadTools(t, "testdata/everything.tools.json")
 	out, skipped := Generate(Options{Server: "mcp-server-everything"}, tools)
@@ -150,18 +178,13 @@ func TestServerEverything(t *testing.T) {
 	if len(sigs) != len(tools) {
 		t.Errorf("%d signatures for %d tools", len(sigs), len(tools))
 	}
-	for name, want := range map[string]string{
-		"echo":                 "echo :: message Str -> Str",
-		"getSum":               "getSum :: a Real -> b Real -> Str",
-		"getEnv":               "getEnv :: Str",
-		"getAnnotatedMessage":  "getAnnotatedMessage :: messageType Str -> includeImage ?Bool -> Str",
-		"getStructuredContent": "getStructuredContent :: location Str -> GetStructuredContentResult",
-		"getResourceReference": "getResourceReference :: resourceId ?Real -> resourceType ?Str -> Str",
-	} {
-		if sigs[name] != want {
-			t.Errorf("got  %s\nwant %s", sigs[name], want)
-		}
-	}
+	checkSignatures(t, f,
+		"echo :: message Str -> Str",
+		"getSum :: a Real -> b Real -> Str",
+		"getEnv :: Str",
+		"getAnnotatedMessage :: messageType Str -> includeImage ?Bool -> Str",
+		"getStructuredContent :: location Str -> GetStructuredContentResult",
+		"getResourceReference :: resourceId ?Real -> resourceType ?Str -> Str")
 	if got, want := records(f)["GetStructuredContentResult"], "temperature :: Real, conditions :: Str, humidity :: Real"; got != want {
 		t.Errorf("record GetStructuredContentResult: %s, want %s", got, want)
 	}
@@ -186,17 +209,11 @@ func TestServerTime(t *testing.T) {
 	if got, want := strings.Join(dirs, "|"), "@env TZ|@env LOG_LEVEL=warn|@cwd data|@timeout 5000"; got != want {
 		t.Errorf("source directives %q, want %q", got, want)
 	}
-	sigs := signatures(f)
-	for name, want := range map[string]string{
-		"get_current_time": "get_current_time :: timezone Str -> GetCurrentTimeResult",
+	checkSignatures(t, f,
+		"get_current_time :: timezone Str -> GetCurrentTimeResult",
 		// The output schema has a field called source, a keyword: a
 		// record cannot hold it, so the result is Json.
-		"convert_time": "convert_time :: source_timezone Str -> time Str -> target_timezone Str -> Json",
-	} {
-		if sigs[name] != want {
-			t.Errorf("got  %s\nwant %s", sigs[name], want)
-		}
-	}
+		"convert_time :: source_timezone Str -> time Str -> target_timezone Str -> Json")
 	if got, want := records(f)["GetCurrentTimeResult"], "timezone :: Str, datetime :: Str, day_of_week :: Str, is_dst :: Bool"; got != want {
 		t.Errorf("record: %s, want %s", got, want)
 	}
@@ -296,15 +313,7 @@ func TestTypes(t *testing.T) {
 			if got, want := signatures(f)["t"], "t :: x "+c.want+" -> Str"; got != want {
 				t.Errorf("got  %s\nwant %s\n%s", got, want, out)
 			}
-			got := records(f)
-			if len(got) != len(c.records) {
-				t.Errorf("records %v, want %v", got, c.records)
-			}
-			for n, fields := range c.records {
-				if got[n] != fields {
-					t.Errorf("record %s: %s, want %s", n, got[n], fields)
-				}
-			}
+			checkRecords(t, f, c.records)
 		})
 	}
 }
@@ -349,15 +358,7 @@ func TestOutputSchemas(t *testing.T) {
 			if got, want := signatures(f)["weatherNow"], "weatherNow :: "+c.want; got != want {
 				t.Errorf("got  %s\nwant %s\n%s", got, want, out)
 			}
-			got := records(f)
-			if len(got) != len(c.records) {
-				t.Errorf("records %v, want %v", got, c.records)
-			}
-			for n, fields := range c.records {
-				if got[n] != fields {
-					t.Errorf("record %s: %s, want %s", n, got[n], fields)
-				}
-			}
+			checkRecords(t, f, c.records)
 		})
 	}
 }
@@ -378,22 +379,8 @@ func TestRecordNames(t *testing.T) {
 	}
 	out, _ := Generate(Options{Server: "srv"}, tools)
 	f := parse(t, out)
-	want := map[string]string{"ABOpts": "x :: Str", "ABOpts2": "y :: Str", "COpts": "x :: Str", "P": "x :: Str"}
-	if got := records(f); len(got) != len(want) {
-		t.Errorf("records %v, want %v", got, want)
-	}
-	for n, fields := range want {
-		if records(f)[n] != fields {
-			t.Errorf("record %s: %q, want %q", n, records(f)[n], fields)
-		}
-	}
-	sigs := signatures(f)
-	for _, w := range []string{"aB :: opts ABOpts -> Str", "a_b :: opts ABOpts2 -> Str", "c :: opts COpts -> P", "d :: P"} {
-		name, _, _ := strings.Cut(w, " ")
-		if sigs[name] != w {
-			t.Errorf("got  %s\nwant %s", sigs[name], w)
-		}
-	}
+	checkRecords(t, f, map[string]string{"ABOpts": "x :: Str", "ABOpts2": "y :: Str", "COpts": "x :: Str", "P": "x :: Str"})
+	checkSignatures(t, f, "aB :: opts ABOpts -> Str", "a_b :: opts ABOpts2 -> Str", "c :: opts COpts -> P", "d :: P")
 }
 
 // TestDocstrings checks that descriptions become docstrings and that a

@@ -4,20 +4,16 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/nexus-run/nexus/internal/codegen/check"
+	"github.com/nexus-run/nexus/internal/codegen/syntax"
 )
 
-// keywords are the words a `.loc` program cannot use as a name
-// (internal/codegen/syntax); a tool called one of them gets an alias.
-var keywords = map[string]bool{
-	"module": true, "import": true, "source": true, "where": true,
-	"class": true, "instance": true, "let": true, "in": true, "if": true,
-	"then": true, "else": true,
-}
-
-// builtinTypes are the type names a record may not take.
-var builtinTypes = map[string]bool{
-	"Int": true, "Real": true, "Str": true, "Bool": true, "Unit": true,
-	"Map": true, "List": true, "Json": true,
+// isRecordNameFree reports whether a record may be called name: not when
+// a built-in type has it. Json is a built-in type whether or not the
+// checker linked in knows it yet.
+func isRecordNameFree(name string) bool {
+	return name != "Json" && !check.IsBuiltinType(name)
 }
 
 // isFunctionName reports whether s can name a function of the program as
@@ -25,7 +21,7 @@ var builtinTypes = map[string]bool{
 // identifier starting with a capital letter is valid Morloc but reads as a
 // type, and a non-ASCII one could not be a command (an MCP tool name).
 func isFunctionName(s string) bool {
-	if s == "" || keywords[s] || s == "_" {
+	if s == "" || syntax.IsKeyword(s) || s == "_" {
 		return false
 	}
 	for i, r := range s {
@@ -106,7 +102,7 @@ func aliasFor(name, prefix string) string {
 	case c[0] >= '0' && c[0] <= '9':
 		c = "tool" + c
 	}
-	if keywords[c] {
+	if syntax.IsKeyword(c) {
 		c += "_"
 	}
 	return c

@@ -35,11 +35,7 @@ type field struct {
 }
 
 func newSchemaTypes() *schemaTypes {
-	taken := map[string]bool{}
-	for n := range builtinTypes {
-		taken[n] = true
-	}
-	return &schemaTypes{byName: map[string]*record{}, taken: taken}
+	return &schemaTypes{byName: map[string]*record{}, taken: map[string]bool{}}
 }
 
 // scope is where a schema sits: the root schema its $refs point into and
@@ -298,7 +294,7 @@ func (st *schemaTypes) objectType(m map[string]any, name string, sc scope) strin
 // name) and returns the name. A record equal to one of the same name is
 // that record: a $ref used twice declares one.
 func (st *schemaTypes) declare(name string, r *record) string {
-	if name == "" || builtinTypes[name] {
+	if name == "" || !isRecordNameFree(name) {
 		name += "Record"
 	}
 	for i, n := 2, name; ; i++ {
