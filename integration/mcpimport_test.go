@@ -130,3 +130,45 @@ func callAll(t *testing.T, p *program, calls map[string]importCall, uncallable [
 		t.Errorf("%s was not imported", name)
 	}
 }
+
+// TestMCPImportHTTP: mcp-import reaches a Streamable HTTP server (nexus
+// itself, behind a token) with --bearer and --header, writes them as the
+// source line's directives (the token's variable, never its value), and
+// fails with a message naming the server when the token is wrong.
+func TestMCPImportHTTP(t *testing.T) {
+	p := build(t, httpProgram)
+	const token = "mcp-import-token-7c2a"
+	s := startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--auth-token", token)
+	server := s.base + "/mcp"
+
+	res := runEnv(t, []string{"IMPORT_TOKEN=" + token}, "mcp-import", server, "--bearer", "IMPORT_TOKEN", "--header", "X-Test: 1")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"module mcp-tools (add, point, fail, hold)\n",
+		"--' @bearer IMPORT_TOKEN\n--' @header X-Test: 1\nsource MCP from \"" + server + "\" (\n  \"add\",\n  \"point\",\n  \"fail\",\n  \"hold\")\n",
+		"--' Add two numbers.\nadd ::\n  --' @name a\n  Int ->\n  --' @name b\n  Int ->\n",
+		"record PointResult where\n  x :: Int\n  y :: Int\n",
+		"  --' @name x\n  Int ->\n  PointResult\n",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the output does not have\n%s\n---\n%s", want, res.stdout)
+		}
+	}
+	if strings.Contains(res.stdout, token) {
+		t.Errorf("the output holds the token:\n%s", res.stdout)
+	}
+
+	res = runEnv(t, []string{"IMPORT_TOKEN=wrong-token-0000-0000"}, "mcp-import", server, "--bearer", "IMPORT_TOKEN")
+	if res.code != 1 || res.stdout != "" || !strings.Contains(res.stderr, "nexus: mcp server "+server+": connect:") {
+		t.Errorf("a wrong token: exit %d, stdout %q, stderr %q; want 1 and a message naming the server", res.code, res.stdout, res.stderr)
+	}
+	s.stop()
+}
+
+// runEnv runs nexus with args and env added to the test's environment.
+func runEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	return runIn(t, t.TempDir(), nil, "env", append(append(env, nexusBin), args...)...)
+}

@@ -35,7 +35,10 @@ func mcpImportCommand() *cli.Command {
 			"string Str, boolean Bool, an array [T], an object with properties a record,\n" +
 			"an argument that is not required ?T, anything less precise Json. A tool\n" +
 			"returns the record of its output schema when it has one, else Str: its text.\n" +
-			"--cwd is written as given, and a .loc file reads it relative to its folder.\n" +
+			"\n" +
+			"The connection options are written as they are given: --cwd is read relative\n" +
+			"to the .loc file's folder, and the values of --env NAME=VALUE and --header end\n" +
+			"up in the program; pass secrets by name (--env NAME, --bearer VAR).\n" +
 			"\n" +
 			"Examples:\n" +
 			"   nexus mcp-import 'npx -y @modelcontextprotocol/server-everything' > everything.loc\n" +

@@ -198,7 +198,11 @@ func (g *generator) signature(t *mcp.Tool, alias string) (string, error) {
 	}
 
 	var b strings.Builder
-	writeDoc(&b, "", t.Description)
+	desc := t.Description
+	if strings.TrimSpace(desc) == "" {
+		desc = t.Title
+	}
+	writeDoc(&b, "", desc)
 	if len(args) == 0 {
 		fmt.Fprintf(&b, "%s :: %s\n", alias, ret)
 		return b.String(), nil

@@ -411,6 +411,16 @@ func TestDocstrings(t *testing.T) {
 	}
 }
 
+// TestTitle: a tool without a description is described by its title.
+func TestTitle(t *testing.T) {
+	tl := tool(t, "t", "", `{"type":"object"}`, "")
+	tl.Title = "The Tool"
+	out, _ := Generate(Options{Server: "srv"}, []*mcp.Tool{tl})
+	if !strings.Contains(out, "--' The Tool\nt :: Str\n") {
+		t.Errorf("the title is not the docstring:\n%s", out)
+	}
+}
+
 func TestFragment(t *testing.T) {
 	out, _ := Generate(Options{Server: `node "my server.js"`, Fragment: true}, []*mcp.Tool{tool(t, "echo", "", `{"type":"object"}`, "")})
 	f := parse(t, out)
