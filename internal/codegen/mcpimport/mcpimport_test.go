@@ -83,7 +83,11 @@ func typeText(t syntax.Type) string {
 	case *syntax.ListType:
 		return "[" + typeText(t.Elem) + "]"
 	case *syntax.OptionalType:
-		return "?" + typeText(t.Elem)
+		e := typeText(t.Elem)
+		if strings.Contains(e, " ") && !strings.HasPrefix(e, "[") {
+			e = "(" + e + ")"
+		}
+		return "?" + e
 	case *syntax.NamedType:
 		s := t.Name
 		for _, a := range t.Args {
@@ -282,6 +286,7 @@ func TestTypes(t *testing.T) {
 		{"map", `{"type":"object","additionalProperties":{"type":"integer"}}`, "Map Str Int", nil},
 		{"map of lists", `{"type":"object","additionalProperties":{"type":"array","items":{"type":"number"}}}`, "Map Str [Real]", nil},
 		{"map of maps", `{"additionalProperties":{"additionalProperties":{"type":"string"}}}`, "Map Str (Map Str Str)", nil},
+		{"optional map", `{"type":["object","null"],"additionalProperties":{"type":"integer"}}`, "?(Map Str Int)", nil},
 		{"property not a name", `{"type":"object","properties":{"user-id":{"type":"string"}}}`, "Json", nil},
 		{"property a keyword", `{"type":"object","properties":{"in":{"type":"string"}}}`, "Json", nil},
 		{"string enum", `{"enum":["a","b"]}`, "Str", nil},

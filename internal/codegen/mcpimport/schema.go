@@ -189,7 +189,7 @@ func optional(t string) string {
 	if strings.HasPrefix(t, "?") || t == "()" {
 		return t
 	}
-	return "?" + t
+	return "?" + wrap(t)
 }
 
 // valuesType is the one type of every value of an enum, "" when they do
