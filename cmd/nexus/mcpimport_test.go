@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nexus-run/nexus/internal/codegen/diag"
-	"github.com/nexus-run/nexus/internal/codegen/syntax"
 )
 
 // installedServer returns the absolute path of a test MCP server that make
@@ -24,18 +21,6 @@ func installedServer(t *testing.T, rel ...string) string {
 	return p
 }
 
-// parseLoc parses the output of mcp-import, failing on any parse error or
-// warning.
-func parseLoc(t *testing.T, text string) *syntax.File {
-	t.Helper()
-	sink := &diag.Sink{File: "import.loc"}
-	f := syntax.Parse(text, sink)
-	if errs := sink.Errors(); errs != nil || len(sink.Warnings()) > 0 {
-		t.Fatalf("the output does not parse cleanly: %v %v\n%s", errs, sink.Warnings(), text)
-	}
-	return f
-}
-
 // TestMCPImportRealServers runs mcp-import against server-everything and
 // mcp-server-time, real servers over stdio.
 func TestMCPImportRealServers(t *testing.T) {
@@ -49,11 +34,10 @@ func TestMCPImportRealServers(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("stderr %q, want nothing (the server's own stderr is shown only on failure)", stderr)
 	}
-	f := parseLoc(t, stdout)
-	if f.Module == nil || f.Module.Name.Name != "mcp-server-everything" || len(f.Module.Exports) != len(f.Sources[0].Items) {
-		t.Errorf("module line: %+v", f.Module)
-	}
+	// The generator's own tests parse and check its output; here, the
+	// command hands it the server's tools and the options.
 	for _, want := range []string{
+		"module mcp-server-everything (echo, getAnnotatedMessage, getEnv, ",
 		"source MCP from \"" + everything + " stdio\" (\n  \"echo\",\n",
 		"  \"get-sum\" as getSum,\n",
 		"  \"get-structured-content\" as getStructuredContent,\n",
@@ -67,17 +51,16 @@ func TestMCPImportRealServers(t *testing.T) {
 			t.Errorf("the output does not have\n%s\n---\n%s", want, stdout)
 		}
 	}
-	if len(f.Signatures) != len(f.Sources[0].Items) || len(f.Signatures) < 10 {
-		t.Errorf("%d signatures for %d tools", len(f.Signatures), len(f.Sources[0].Items))
+	if items, sigs := strings.Count(stdout, "\n  \"get-"), strings.Count(stdout, "\nget"); items < 8 || items != sigs {
+		t.Errorf("%d get- tools imported, %d signatures of them; want the same, at least 8", items, sigs)
 	}
 
 	code, stdout, stderr = runCaptured(t, "mcp-import", everything+" stdio", "--as", "ev", "--fragment")
 	if code != 0 {
 		t.Fatalf("--as ev --fragment: exit %d: %s", code, stderr)
 	}
-	f = parseLoc(t, stdout)
-	if f.Module != nil {
-		t.Errorf("--fragment printed a module line")
+	if strings.Contains(stdout, "\nmodule ") {
+		t.Errorf("--fragment printed a module line:\n%s", stdout)
 	}
 	for _, want := range []string{"\"echo\" as evEcho,", "\"get-sum\" as evGetSum,", "record EvGetStructuredContentResult where"} {
 		if !strings.Contains(stdout, want) {
@@ -89,7 +72,6 @@ func TestMCPImportRealServers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mcp-server-time: exit %d: %s", code, stderr)
 	}
-	parseLoc(t, stdout)
 	for _, want := range []string{
 		"module clock (get_current_time, convert_time)\n",
 		"--' @env TZ\n--' @env LOG_LEVEL=a,b\n--' @timeout 30000\nsource MCP from \"" + timeServer + "\" (\n  \"get_current_time\",\n  \"convert_time\")\n",
