@@ -46,6 +46,7 @@ func run(args []string) int {
 			runCommand(),
 			mcpCommand(),
 			mcpConfigCommand(),
+			mcpImportCommand(),
 			installClientCommand(),
 			serveCommand(),
 			versionCommand(),
