@@ -10,7 +10,7 @@ import (
 // builtinTypes are the type names of the subset and how many type
 // arguments each takes. `List a` is Morloc's spelling of [a].
 var builtinTypes = map[string]int{
-	"Int": 0, "Real": 0, "Str": 0, "Bool": 0, "Unit": 0, "Map": 2, "List": 1,
+	"Int": 0, "Real": 0, "Str": 0, "Bool": 0, "Unit": 0, "Json": 0, "Map": 2, "List": 1,
 }
 
 // langs maps a language as written in a program to its pool language.
@@ -75,6 +75,8 @@ func (c *checker) resolveNamed(t *syntax.NamedType, path []string) *types.Type {
 		return types.BoolType
 	case "Unit":
 		return types.UnitType
+	case "Json":
+		return types.JSONType
 	case "List":
 		return types.ListOf(args[0])
 	case "Map":
