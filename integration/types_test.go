@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -328,4 +329,44 @@ func TestTypesJson(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTypesJsonOverMCP: the Go SDK's client sees a Json property's schema
+// as {} and passes any value, null included; a Json result is text only,
+// and a record holding a Json field is structured content that fits its
+// output schema.
+func TestTypesJsonOverMCP(t *testing.T) {
+	p := build(t, jsonProgram)
+	tools := mcpToolsOutput(t, p, true)
+	var list []struct {
+		Name         string          `json:"name"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(tools, &list); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int{}
+	for i, tool := range list {
+		byName[tool.Name] = i
+	}
+	pyID, pyDoc := list[byName["pyId"]], list[byName["pyDoc"]]
+	if want := `{"type":"object","properties":{"_1":{}},"required":["_1"],"additionalProperties":false}`; string(pyID.InputSchema) != want || pyID.OutputSchema != nil {
+		t.Errorf("pyId's schemas: input %s, output %s; want input %s and no output schema", pyID.InputSchema, pyID.OutputSchema, want)
+	}
+	if want := `{"type":"object","properties":{"id":{"type":"integer"},"body":{}},"required":["id","body"],"additionalProperties":false}`; string(pyDoc.OutputSchema) != want {
+		t.Errorf("pyDoc's output schema %s, want %s", pyDoc.OutputSchema, want)
+	}
+
+	testSDKSession(t, p, "jsons", "2025-06-18", tools, []sdkCall{
+		{tool: "pyId", args: map[string]any{"_1": map[string]any{"b": []any{1, "é ✓"}, "a": nil}}, text: `{"a":null,"b":[1,"é ✓"]}`},
+		{tool: "goId", args: map[string]any{"_1": nil}, text: "null"},
+		{tool: "cppId", args: map[string]any{"_1": "text"}, text: `"text"`},
+		{tool: "cppList", args: map[string]any{"_1": []any{map[string]any{"k": 1}, "x", nil}}, text: `[{"k":1},"x",null]`},
+		{tool: "pyDoc", args: map[string]any{"_1": map[string]any{"id": 1, "body": map[string]any{"a": []any{1.5}}}}, record: true,
+			text: `{"id":1,"body":{"a":[1.5]}}`},
+		{tool: "chain", args: map[string]any{"_1": map[string]any{"k": "v"}}, text: `{"by":["python","go"],"cpp":{"k":"v"}}`},
+		{tool: "pyNaN", args: map[string]any{"_1": 1}, failure: []string{"NaN and infinities have no JSON form"}},
+		{tool: "cppBroken", args: map[string]any{"_1": 1}, failure: []string{`expected Json text, got the string "{not json"`}},
+	})
 }
