@@ -59,6 +59,8 @@ func TestErrors(t *testing.T) {
 		{"list of mixed types", "record R where\n  a :: Int\nf :: Int\nf = .a [1, \"x\"]", "9:12: list elements differ in type: expected Int, got Str"},
 		{"empty list of unknown type", "record R where\n  a :: Int\nf :: Int\nf = .a []", "9:8: cannot tell the element type of this empty list"},
 		{"throw of unknown type", "record R where\n  a :: Int\nf :: Int\nf = .a (@throw \"x\")", "9:9: cannot tell the type of this @throw"},
+		{"Json map key", "f :: Map Json Int -> Str\nf _ = \"x\"", "6:10: a map key cannot be or hold a Json (Json): a decoded JSON object or list is no key in Python or Go; use Str for JSON text"},
+		{"Json inside a map key", "f :: Map (Int, [Json]) Int -> Str\nf _ = \"x\"", "6:10: a map key cannot be or hold a Json ((Int, [Json]))"},
 		{"Json where a Str is expected", "f :: Json -> Str\nf j = upper j", "7:13: expected Str, got Json"},
 		{"list literal where a Json is expected", "f :: Json\nf = [1, 2]", "7:5: expected Json, got a list (a literal Json is an Int, Real, Str, Bool or (); a Json list or object comes from an argument or a function)"},
 		{"tuple literal where a Json is expected", "f :: [Json]\nf = [(1, 2)]", "7:6: expected Json, got a tuple of 2 items (a literal Json"},
