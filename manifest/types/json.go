@@ -92,8 +92,6 @@ func describe(t *Type) string {
 		return fmt.Sprintf("a list of %d items %s", len(t.Items), t.String())
 	case Record:
 		return "an object (record " + t.Name + ")"
-	case JSON:
-		return "a JSON value"
 	}
 	return t.String()
 }
