@@ -1,6 +1,11 @@
 package jsonlex
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 func TestNumber(t *testing.T) {
 	for _, tc := range []struct {
@@ -44,6 +49,48 @@ func TestItemEnd(t *testing.T) {
 		next, more, ok := ItemEnd([]byte(tc.in), 0, ']')
 		if next != tc.next || more != tc.more || ok != tc.ok {
 			t.Errorf("ItemEnd(%q) = %d, %v, %v; want %d, %v, %v", tc.in, next, more, ok, tc.next, tc.more, tc.ok)
+		}
+	}
+}
+
+func TestValue(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	limit := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	for _, tc := range []struct {
+		in       string
+		end      int
+		ok, deep bool
+	}{
+		{`{"a": [1, "x\"]", null]} tail`, 24, true, false},
+		{`"é\u00e9" ,`, 10, true, false},
+		{`[1,]`, 3, false, false},
+		{`{"a" 1}`, 5, false, false},
+		{`nul`, 0, false, false},
+		{`"a` + "\n" + `"`, 2, false, false},
+		{limit, len(limit), true, false},
+		{deep, MaxDepth, false, true},
+	} {
+		end, ok, deep := Value([]byte(tc.in), 0)
+		if ok != tc.ok || deep != tc.deep || (ok && end != tc.end) {
+			t.Errorf("Value(%.40q) = %d, %v, %v; want %d, %v, %v", tc.in, end, ok, deep, tc.end, tc.ok, tc.deep)
+		}
+		if ok && !json.Valid([]byte(tc.in[:end])) {
+			t.Errorf("Value(%.40q) accepted %.40q, which json.Valid refuses", tc.in, tc.in[:end])
+		}
+	}
+}
+
+func TestCompact(t *testing.T) {
+	for _, in := range []string{
+		` { "a b" : [ 1 , 2.5e3 ] ,` + "\n\t" + `"c\" d":"x \\ y" , "e": "\u2028 é" } `,
+		`[]`, `"  "`, ` true `,
+	} {
+		var want bytes.Buffer
+		if err := json.Compact(&want, []byte(in)); err != nil {
+			t.Fatal(err)
+		}
+		if got := Compact(nil, []byte(in)); string(got) != want.String() {
+			t.Errorf("Compact(%q) = %q, want %q", in, got, want.String())
 		}
 	}
 }

@@ -11,13 +11,16 @@ import (
 
 // parseFast reads data as a value of type t in one pass over the bytes,
 // for the shapes that make up large arguments: numbers, plain strings,
-// booleans, null, and lists and tuples of them, a list of numbers, strings
+// booleans, null, Json values (their text, compacted), and lists and
+// tuples of them, a list of numbers, strings
 // or booleans straight into its typed slice (list.go). Anything else
 // (records, maps, strings with escapes, numbers that need intFromNumber,
 // and every malformed or mistyped input) makes it give up with ok false,
 // and FromJSON reads the value the general way, which also gives the
 // error. So whatever parseFast accepts, it reads exactly as the general way
-// would.
+// would, except that a Json value keeps its text as it came (compacted),
+// where the general way, which decoded it, writes it again with its keys
+// sorted: the same JSON value.
 //
 // The general way decodes into interface values first (a json.Number per
 // number) and converts them after: three times the work for a list of a
@@ -58,6 +61,12 @@ func (p *fastParser) value(t *Type) (v any, ok bool) {
 		v, end, ok = fastBool(p.data, p.pos)
 	case Unit:
 		return nil, p.literal("null")
+	case JSON:
+		var deep bool
+		if end, ok, deep = jsonlex.Value(p.data, p.pos); !ok || deep {
+			return nil, false
+		}
+		v = compactText(p.data[p.pos:end])
 	case Optional:
 		if p.literal("null") {
 			return nil, true

@@ -199,6 +199,8 @@ func fromJSON(t *Type, v any) (any, error) {
 		return mapFromJSON(t, v)
 	case Record:
 		return recordFromJSON(t, v)
+	case JSON:
+		return jsonTextFromValue(v)
 	default:
 		return nil, fmt.Errorf("unknown type kind %q", t.Kind)
 	}
@@ -431,6 +433,11 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 		}
 	case Unit:
 		return append(buf, "null"...), nil
+	case JSON:
+		// Valid compact JSON already, by the definition of JSONText.
+		if s, ok := v.(JSONText); ok && s != "" {
+			return append(buf, s...), nil
+		}
 	case Optional:
 		if v == nil {
 			return append(buf, "null"...), nil

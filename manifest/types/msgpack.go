@@ -12,7 +12,8 @@ import (
 
 // The msgpack form of values, shared by every pool: Int, Real, Str, Bool as
 // themselves, Unit and an unset Optional as nil, lists and tuples as arrays,
-// maps as maps, records as maps keyed by field name.
+// maps as maps, records as maps keyed by field name, Json as a str holding
+// its compact JSON text.
 
 // EncodeArgs encodes a call's arguments as one msgpack array.
 func EncodeArgs(ts []*Type, vs []any) ([]byte, error) {
@@ -89,6 +90,10 @@ func EncodeMsgpack(enc *msgpack.Encoder, t *Type, v any) error {
 		}
 	case Unit:
 		return enc.EncodeNil()
+	case JSON:
+		if s, ok := v.(JSONText); ok {
+			return enc.EncodeString(string(s))
+		}
 	case Optional:
 		if v == nil {
 			return enc.EncodeNil()
@@ -257,6 +262,8 @@ func DecodeMsgpack(dec *msgpack.Decoder, t *Type) (any, error) {
 		return decodeStr(dec)
 	case Bool:
 		return decodeBool(dec)
+	case JSON:
+		return decodeJSONText(dec)
 	case Unit:
 		// A function declared to return () may still return something;
 		// the value is dropped, as the type says there is none.
@@ -400,6 +407,28 @@ func decodeStr(dec *msgpack.Decoder) (string, error) {
 		return dec.DecodeString()
 	}
 	return "", unexpected(StrType, code)
+}
+
+// decodeJSONText reads a Json: a msgpack str (or bin) holding JSON text,
+// which must parse, so that a pool's NaN or stray text fails the call here
+// rather than reaching a client as broken JSON.
+func decodeJSONText(dec *msgpack.Decoder) (JSONText, error) {
+	code, err := dec.PeekCode()
+	if err != nil {
+		return "", err
+	}
+	if !msgpcode.IsString(code) && !msgpcode.IsBin(code) {
+		return "", &PathError{Msg: fmt.Sprintf("expected Json, a string of JSON text, got msgpack type 0x%02x", code)}
+	}
+	s, err := dec.DecodeString()
+	if err != nil {
+		return "", err
+	}
+	v, err := ParseJSONText([]byte(s))
+	if err != nil {
+		return "", &PathError{Msg: fmt.Sprintf("expected Json text, got %s: %v", jsonKind(s), err)}
+	}
+	return v, nil
 }
 
 func decodeBool(dec *msgpack.Decoder) (bool, error) {

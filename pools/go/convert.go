@@ -3,6 +3,7 @@ package gopool
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -84,6 +85,33 @@ func DecodeBool[T ~bool](d *msgpack.Decoder) (T, error) {
 // EncodeBool writes v as a Bool.
 func EncodeBool[T ~bool](e *msgpack.Encoder, v T) error {
 	return e.EncodeBool(bool(v))
+}
+
+// DecodeJSON reads a Json, a str of JSON text, as encoding/json decodes
+// it into an any: map[string]any, []any, float64, string, bool or nil.
+func DecodeJSON(d *msgpack.Decoder) (any, error) {
+	s, err := d.DecodeString()
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("Json text: %w", err)
+	}
+	return v, nil
+}
+
+// EncodeJSON writes v as a Json: the compact text encoding/json writes for
+// it, without its escaping of <, > and &, which JSON does not need. A value
+// JSON has no form for (a NaN, a channel) fails the call.
+func EncodeJSON(e *msgpack.Encoder, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("the Json result cannot be written as JSON: %w", err)
+	}
+	return e.EncodeString(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
 }
 
 // DecodeUnit reads the () value, which is nil.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -119,5 +121,29 @@ func TestPathError(t *testing.T) {
 	err := ArgError(1, Index(At(errors.New("300 does not fit in int8"), ".count"), 2))
 	if got, want := err.Error(), "argument 2: at [2].count: 300 does not fit in int8"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	v, err := DecodeJSON(decoder(t, `{"b":[1,2.5,"é"],"a":null,"n":9007199254740992}`))
+	want := map[string]any{"b": []any{1.0, 2.5, "é"}, "a": nil, "n": 9007199254740992.0}
+	if err != nil || !reflect.DeepEqual(v, want) {
+		t.Errorf("DecodeJSON: %#v, %v", v, err)
+	}
+	if _, err := DecodeJSON(decoder(t, `{"a":`)); err == nil || !strings.HasPrefix(err.Error(), "Json text: ") {
+		t.Errorf("DecodeJSON of broken text: %v", err)
+	}
+
+	var buf bytes.Buffer
+	if err := EncodeJSON(msgpack.NewEncoder(&buf), map[string]any{"z": []any{"<&>", 1.5}, "a": true}); err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	if err := msgpack.Unmarshal(buf.Bytes(), &text); err != nil || text != `{"a":true,"z":["<&>",1.5]}` {
+		t.Errorf("EncodeJSON wrote %q, %v", text, err)
+	}
+	err = EncodeJSON(msgpack.NewEncoder(&buf), []any{math.NaN()})
+	if err == nil || !strings.Contains(err.Error(), "the Json result cannot be written as JSON: json: unsupported value: NaN") {
+		t.Errorf("EncodeJSON of a NaN: %v", err)
 	}
 }

@@ -79,6 +79,18 @@ class Convert(unittest.TestCase):
         self.assertEqual(converted, {"k": {"p": Point(1.0, 2.0)}})
         self.assertEqual(convert.from_python(t, RECORDS)(converted), value)
 
+    def test_json(self) -> None:
+        t = ("list", ("optional", "json"))
+        given = ['{"b":[1,2.5],"a":null}', None, '"é"', "9007199254740993"]
+        value = convert.to_python(t, RECORDS, lookup)(given)
+        self.assertEqual(value, [{"b": [1, 2.5], "a": None}, None, "é", 9007199254740993])
+        self.assertEqual(convert.from_python(t, RECORDS)(value), given)
+        self.assertEqual(convert.from_python("json", RECORDS)(Point(1.0, 2.0)), '{"x":1.0,"y":2.0}')
+        with self.assertRaisesRegex(ValueError, "cannot be written as JSON.*NaN and infinities"):
+            convert.from_python("json", RECORDS)({"x": [float("nan")]})
+        with self.assertRaisesRegex(TypeError, "cannot send a value of type object"):
+            convert.from_python("json", RECORDS)(object())
+
     def test_missing_field_is_left_out(self) -> None:
         class Half:
             x = 1.0

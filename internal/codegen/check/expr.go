@@ -173,7 +173,9 @@ func (c *checker) conform(v value, want *types.Type, pos diag.Pos) value {
 
 // assignable reports whether a value of type have may stand where want is
 // expected: the same type; T where ?T is expected; and, for literals, Int
-// where Real is expected, also inside lists, tuples and optionals.
+// where Real is expected, also inside lists, tuples and optionals, and an
+// Int, Real, Str, Bool or () where a Json is expected (its JSON is the
+// value).
 func assignable(have, want *types.Type, lit bool) bool {
 	if types.Equal(have, want) {
 		return true
@@ -185,6 +187,12 @@ func assignable(have, want *types.Type, lit bool) bool {
 		return false
 	case have.Kind == types.Int && want.Kind == types.Real:
 		return true
+	case want.Kind == types.JSON:
+		switch have.Kind {
+		case types.Int, types.Real, types.Str, types.Bool, types.Unit:
+			return true
+		}
+		return false
 	case have.Kind == types.List && want.Kind == types.List:
 		return assignable(have.Elem, want.Elem, lit)
 	case have.Kind == types.Tuple && want.Kind == types.Tuple && len(have.Items) == len(want.Items):

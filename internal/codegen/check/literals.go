@@ -31,12 +31,22 @@ func unwrapOptional(want *types.Type) *types.Type {
 	return want
 }
 
+// jsonLiteralHint explains, where a Json is expected, which literals can
+// be one: a program writes a Json only as a scalar; a list or an object
+// comes from an argument or a function's result.
+func jsonLiteralHint(want *types.Type) string {
+	if want.Kind != types.JSON {
+		return ""
+	}
+	return " (a literal Json is an Int, Real, Str, Bool or (); a Json list or object comes from an argument or a function)"
+}
+
 // list elaborates [a, b, ...]; without an expected type the elements
 // agree on one.
 func (c *checker) list(e *syntax.ListLit, sc *scope, want *types.Type) value {
 	w := unwrapOptional(want)
 	if w != nil && w.Kind != types.List {
-		c.sink.Errorf(e.Pos, "expected %s, got a list", w)
+		c.sink.Errorf(e.Pos, "expected %s, got a list%s", w, jsonLiteralHint(w))
 		return nil
 	}
 	if w != nil {
@@ -149,7 +159,7 @@ func build(kind manifest.ExprKind, t *types.Type, items []*manifest.Expr, fields
 func (c *checker) tuple(e *syntax.TupleLit, sc *scope, want *types.Type) value {
 	w := unwrapOptional(want)
 	if w != nil && (w.Kind != types.Tuple || len(w.Items) != len(e.Items)) {
-		c.sink.Errorf(e.Pos, "expected %s, got a tuple of %d items", w, len(e.Items))
+		c.sink.Errorf(e.Pos, "expected %s, got a tuple of %d items%s", w, len(e.Items), jsonLiteralHint(w))
 		return nil
 	}
 	items, ok := c.elabAll(e.Items, sc, func(i int) *types.Type {
@@ -185,7 +195,7 @@ func (c *checker) recordLit(e *syntax.RecordLit, sc *scope, want *types.Type) va
 		given[f.Name.Name] = f
 	}
 	if w != nil && w.Kind != types.Record {
-		c.sink.Errorf(e.Pos, "expected %s, got a record", w)
+		c.sink.Errorf(e.Pos, "expected %s, got a record%s", w, jsonLiteralHint(w))
 		return nil
 	}
 	if w == nil {

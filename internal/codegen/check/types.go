@@ -10,8 +10,7 @@ import (
 // builtinTypes are the type names of the subset and how many type
 // arguments each takes. `List a` is Morloc's spelling of [a].
 var builtinTypes = map[string]int{
-	"Int": 0, "Real": 0, "Str": 0, "Bool": 0, "Unit": 0, "Map": 2, "List": 1,
-	"Json": 0,
+	"Int": 0, "Real": 0, "Str": 0, "Bool": 0, "Unit": 0, "Json": 0, "Map": 2, "List": 1,
 }
 
 // langs maps a language as written in a program to its pool language.
@@ -81,9 +80,38 @@ func (c *checker) resolveNamed(t *syntax.NamedType, path []string) *types.Type {
 	case "List":
 		return types.ListOf(args[0])
 	case "Map":
+		if holdsJSON(args[0]) {
+			c.sink.Errorf(t.Args[0].TypePos(), "a map key cannot be or hold a Json (%s): a decoded JSON object or list is no key in Python or Go; use Str for JSON text", args[0])
+			return nil
+		}
 		return types.MapOf(args[0], args[1])
 	}
 	return c.recordType(rec, path)
+}
+
+// holdsJSON reports whether a value of t is or contains a Json.
+func holdsJSON(t *types.Type) bool {
+	switch t.Kind {
+	case types.JSON:
+		return true
+	case types.List, types.Optional:
+		return holdsJSON(t.Elem)
+	case types.Map:
+		return holdsJSON(t.Key) || holdsJSON(t.Elem)
+	case types.Tuple:
+		for _, it := range t.Items {
+			if holdsJSON(it) {
+				return true
+			}
+		}
+	case types.Record:
+		for _, f := range t.Fields {
+			if holdsJSON(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *checker) typeNames() []string {

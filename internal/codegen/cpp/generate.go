@@ -211,7 +211,8 @@ func (g *generator) natural(t *types.Type) (string, error) {
 		return "::std::int64_t", nil
 	case types.Real:
 		return "double", nil
-	case types.Str:
+	case types.Str, types.JSON:
+		// A Json is its compact JSON text; the nexus checks a result's.
 		return "::std::string", nil
 	case types.Bool:
 		return "bool", nil

@@ -18,6 +18,7 @@ func TestSource(t *testing.T) {
 		{Spec: spec(3, "scaled", "scale", types.ListOf(types.RealType), types.RealType, types.ListOf(types.RealType)), File: "/src/stats.hpp"},
 		{Spec: spec(1, "answer", "ns::answer", types.IntType, types.UnitType, types.MapOf(types.StrType, types.OptionalOf(point))), File: "/src/other.hpp"},
 		{Spec: spec(5, "moved", "move", point, point), File: "/src/stats.hpp"},
+		{Spec: spec(6, "doc", "doc", types.JSONType, types.ListOf(types.OptionalOf(types.JSONType))), File: "/src/stats.hpp"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +37,8 @@ func TestSource(t *testing.T) {
 		"::nexus::function<::nexus::Result<::std::vector<double>>, ::nexus::Param<0, double>, ::nexus::Param<1, ::std::vector<double>>>(",
 		"::nexus::function<::nexus::Result<::std::int64_t>, ::nexus::Param<1, ::std::map<::std::string, ::std::optional<::geo::point>>>>(",
 		`1, "answer", "ns::answer (other.hpp)", 2,`,
+		// A Json is the string of its JSON text.
+		"::nexus::function<::nexus::Result<::std::string>, ::nexus::Param<0, ::std::vector<::std::optional<::std::string>>>>(",
 		// The call without argument-dependent lookup, and the address.
 		"return (scale)(static_cast<decltype(nexus_args)&&>(nexus_args)...);",
 		"::nexus::signature<decltype(nexus_dependent)>(&ns::answer)",

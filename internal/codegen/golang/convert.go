@@ -82,6 +82,8 @@ func needs(t *types.Type) string {
 			return "the struct " + name
 		}
 		return "a struct with its fields"
+	case types.JSON:
+		return "any (holding what encoding/json decodes: map[string]any, []any, float64, string, bool or nil)"
 	}
 	return "?"
 }
@@ -135,6 +137,11 @@ func leaf(t *types.Type, gt *goType) (string, bool) {
 	return "", false
 }
 
+// isAny reports whether gt is the empty interface, the Go type of a Json.
+func isAny(gt *goType) bool {
+	return gt.kind == goOther && (gt.src == "any" || gt.src == "interface{}")
+}
+
 // code expands a template of generated code: $name is a local variable
 // (written nexus_name, so that it cannot hide a name of the user's
 // package), and {0}, {1}... are the arguments.
@@ -174,6 +181,12 @@ func (c *converters) genDec(t *types.Type, gt *goType) (string, error) {
 	}
 	if h, ok := leaf(t, gt); ok {
 		return fmt.Sprintf("%s.Decode%s[%s]", rt, h, gt.src), nil
+	}
+	if t.Kind == types.JSON {
+		if !isAny(gt) {
+			return "", c.wrongKind(t, gt)
+		}
+		return rt + ".DecodeJSON", nil
 	}
 	var b strings.Builder
 	switch t.Kind {
@@ -332,6 +345,12 @@ func (c *converters) genEnc(t *types.Type, gt *goType) (string, error) {
 	}
 	if h, ok := leaf(t, gt); ok {
 		return fmt.Sprintf("%s.Encode%s[%s]", rt, h, gt.src), nil
+	}
+	if t.Kind == types.JSON {
+		if !isAny(gt) {
+			return "", c.wrongKind(t, gt)
+		}
+		return rt + ".EncodeJSON", nil
 	}
 	var b strings.Builder
 	switch t.Kind {

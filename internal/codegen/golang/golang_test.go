@@ -85,6 +85,7 @@ func Tree(n Node) Node { return n }
 var Lit = func(x int) int { return x }
 var Typed func(x int) int = func(x int) int { return x }
 func lower(x map[Pair]bool) map[bool][]Pair { return nil }
+func Doc(j any, js []interface{}, k *any) map[string]any { return nil }
 `
 
 func acceptedFunctions(file string) []Function {
@@ -107,6 +108,7 @@ func acceptedFunctions(file string) []Function {
 		spec(12, "Lit", file, I, I),
 		spec(13, "Typed", file, I, I),
 		spec(14, "lower", file, types.MapOf(B, types.ListOf(pair)), types.MapOf(pair, B)),
+		spec(15, "Doc", file, types.MapOf(S, types.JSONType), types.JSONType, types.ListOf(types.JSONType), types.OptionalOf(types.JSONType)),
 	}
 }
 
@@ -122,7 +124,7 @@ func TestGenerateAccepts(t *testing.T) {
 	for _, want := range []string{
 		"nexus_rt.DecodeInt[int8]", "nexus_rt.DecodeReal[Celsius]", "make(Names,", "nexus_rt.DecodeReals(",
 		`case "sd":`, ".TmpDir", "Variadic(nexus_a0, nexus_a1...)", "nexus_rt.SortedKeysFunc(", "nexus_rt.SortedKeys(",
-		"lower(nexus_a0)",
+		"lower(nexus_a0)", "nexus_rt.DecodeJSON(", "nexus_rt.EncodeJSON(",
 	} {
 		if !strings.Contains(gen, want) {
 			t.Errorf("generated code lacks %q", want)
@@ -201,6 +203,10 @@ func TestGenerateRejects(t *testing.T) {
 			spec(0, "F", "", I, I), []string{"m.go:5:10:", "time.Duration (a type from another package)"}},
 		{"interface", "package m\n\nfunc F(x any) int { return 0 }\n",
 			spec(0, "F", "", I, I), []string{"any (an interface)"}},
+		{"Json as a struct", "package m\n\ntype D struct{ A int }\n\nfunc F(d D) int { return 0 }\n",
+			spec(0, "F", "", I, types.JSONType), []string{"m.go:5:10:", "Json needs any (holding what encoding/json decodes", "not D"}},
+		{"Json as a string", "package m\n\nfunc F(j int) string { return \"\" }\n",
+			spec(0, "F", "", types.JSONType, I), []string{"m.go:3:15: F returns string", "Json needs any"}},
 		{"parameter count", "package m\n\nfunc F(a, b int) int { return 0 }\n",
 			spec(0, "F", "", I, I), []string{"m.go:3:6: F takes 2 parameters, but the program declares 1"}},
 		{"no result", "package m\n\nfunc F(a int) {}\n",

@@ -145,7 +145,7 @@ func (g *generator) typ(t *types.Type) (string, error) {
 		return "", errors.New("missing type")
 	}
 	switch t.Kind {
-	case types.Int, types.Real, types.Str, types.Bool, types.Unit:
+	case types.Int, types.Real, types.Str, types.Bool, types.Unit, types.JSON:
 		return quote(string(t.Kind)), nil
 	case types.List, types.Optional:
 		elem, err := g.typ(t.Elem)

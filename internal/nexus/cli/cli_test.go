@@ -35,6 +35,7 @@ func testFiles(t *testing.T) string {
 		"settings.json": `{"tmp_dir": "/file", "threads": 8}`,
 		"str.json":      "  \"from a file\"\n",
 		"plain.txt":     "just text, not JSON\n",
+		"any.json":      "{ \"b\": [1, 2],\n  \"a\": \"é\" }\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -131,6 +132,10 @@ func TestRunSuccess(t *testing.T) {
 		{"trailing optional positional omitted", []string{"optpos", "1"}, "", js(`[1,null]`)},
 		{"trailing optional positional given", []string{"optpos", "1", "2"}, "", js(`[1,2]`)},
 
+		{"Json object", []string{"anyjson", `{"b": [1, 2.50], "a": null}`}, "", `[{"b":[1,2.50],"a":null},null]` + "\n"},
+		{"Json string, unicode and a big integer", []string{"anyjson", `"é ✓"`, "--extra", "9007199254740993"}, "", `["é ✓",9007199254740993]` + "\n"},
+		{"Json null is a value, an omitted ?Json none", []string{"anyjson", "null"}, "", "[null,null]\n"},
+		{"Json from a file", []string{"anyjson", "$DIR/any.json", "--extra=[true]"}, "", `[{"b":[1,2],"a":"é"},[true]]` + "\n"},
 		{"list from a file", []string{"ints", "$DIR/list.json"}, "", "[1,2,3]\n"},
 		{"record as JSON", []string{"point", `{"label":"q","y":2,"x":1}`}, "", `{"x":1.0,"y":2.0,"label":"q"}` + "\n"},
 		{"record from a file", []string{"point", "$DIR/point.json"}, "", `{"x":1.0,"y":2.5,"label":"p"}` + "\n"},
@@ -234,6 +239,9 @@ func TestErrors(t *testing.T) {
 		{demo, []string{"point", `{"x":1}`}, ExitUsage, []string{"invalid value for p", `missing field "y"`}},
 		{demo, []string{"variadic", "1", "x"}, ExitUsage, []string{`invalid value for argument 1: expected Int, got "x"`}},
 		{demo, []string{"stdinlist"}, ExitUsage, []string{"expected [Int] as JSON or a file holding it on standard input"}},
+		{demo, []string{"anyjson", "hello"}, ExitUsage, []string{`invalid value for data: expected Json (JSON text or a file holding it; a string needs its quotes, like '"text"'), got "hello"`}},
+		{demo, []string{"anyjson", `{"a":1,}`}, ExitUsage, []string{`invalid value for data: expected Json`}},
+		{demo, []string{"anyjson", "1", "--extra", "NaN"}, ExitUsage, []string{`invalid value for --extra: expected ?Json (JSON text`}},
 		{demo, []string{"scale", "1"}, ExitUsage, []string{"missing option --factor"}},
 		{demo, []string{"unrolled"}, ExitUsage, []string{"missing option --threads"}},
 		{demo, []string{"unrolled", "--threads", "x"}, ExitUsage, []string{`invalid value for --threads: expected Int, got "x"`}},
@@ -296,6 +304,11 @@ func TestHelp(t *testing.T) {
 		}, []string{"More about adding."}},
 		{demo, []string{"-h"}, []string{"usage: demo", "commands:"}, nil},
 		{demo, nil, []string{"usage: demo", "commands:"}, nil},
+		{demo, []string{"anyjson", "--help"}, []string{
+			"usage: demo anyjson [options] data\n",
+			`data <JSON>`, `JSON text, like '{"a":1}', '[1,2]' or '"a string"'`,
+			`--extra <JSON>`,
+		}, nil},
 		{demo, []string{"add", "--help"}, []string{
 			"usage: demo add <Int> <Int>\n",
 			"Add two numbers\nMore about adding.",

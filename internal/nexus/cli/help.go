@@ -104,7 +104,7 @@ func generalSection() section {
 func usageToken(a *manifest.Arg) string {
 	d := displayName(a)
 	if d == "" {
-		d = "<" + valueType(a).String() + ">"
+		d = typeToken(valueType(a))
 	}
 	switch {
 	case a.ManyElem() != nil:
@@ -116,11 +116,11 @@ func usageToken(a *manifest.Arg) string {
 }
 
 func positionalRow(a *manifest.Arg) row {
-	left := "<" + valueType(a).String() + ">"
+	left := typeToken(valueType(a))
 	if d := displayName(a); d != "" {
 		left = d + " " + left
 	}
-	var notes []string
+	notes := jsonNote(valueType(a))
 	switch {
 	case a.ManyElem() != nil:
 		left += "..."
@@ -157,6 +157,7 @@ func optionRow(a *manifest.Arg, t *types.Type) row {
 		return row{left, describe(a.Doc, notes)}
 	}
 	left = optionNames(a.Short, a.Long) + " " + placeholder(a, valueType(a))
+	notes = jsonNote(valueType(a))
 	switch {
 	case len(a.Default) > 0:
 		notes = append(notes, "default: "+compactJSON(a.Default))
@@ -246,7 +247,25 @@ func placeholder(a *manifest.Arg, t *types.Type) string {
 	if a.Metavar != "" {
 		return a.Metavar
 	}
+	return typeToken(t)
+}
+
+// typeToken stands for a value of type t in help: <JSON> for a Json,
+// whose token is JSON text of any shape, else the type, like <[Int]>.
+func typeToken(t *types.Type) string {
+	if isJSON(t) {
+		return "<JSON>"
+	}
 	return "<" + t.String() + ">"
+}
+
+// jsonNote is the note on an argument of type t that says how to write a
+// Json: JSON text, a string with its quotes (see readToken).
+func jsonNote(t *types.Type) []string {
+	if isJSON(t) {
+		return []string{`JSON text, like '{"a":1}', '[1,2]' or '"a string"'`}
+	}
+	return nil
 }
 
 // describe joins doc lines and appends the notes in parentheses.

@@ -21,6 +21,7 @@ import (
 
 var (
 	I, R, S, B = types.IntType, types.RealType, types.StrType, types.BoolType
+	J          = types.JSONType
 
 	settings = &types.Type{Kind: types.Record, Name: "Settings", Doc: []string{"Settings of a run."}, Fields: []types.Field{
 		{Name: "tmp_dir", Type: S, Doc: []string{"Where temporary files go"}, Default: []byte(`"/tmp"`)},
@@ -199,6 +200,11 @@ func testProgram() *manifest.Manifest {
 			Body: &manifest.Expr{Kind: manifest.MakeList, Type: types.ListOf(I), Args: []*manifest.Expr{
 				{Kind: manifest.Var, Type: I, Ref: 0}, lit(I, "1"), lit(I, "2")}}},
 		manifest.Command{Name: "answer", Return: I, Body: lit(I, "42")},
+		manifest.Command{Name: "anyjson", Doc: []string{"Any JSON, twice"},
+			Args:   []manifest.Arg{pos("data", J), opt("", "extra", types.OptionalOf(J), "")},
+			Return: types.TupleOf(J, types.OptionalOf(J)),
+			Body: &manifest.Expr{Kind: manifest.MakeTuple, Type: types.TupleOf(J, types.OptionalOf(J)), Args: []*manifest.Expr{
+				{Kind: manifest.Var, Type: J, Ref: 0}, {Kind: manifest.Var, Type: types.OptionalOf(J), Ref: 1}}}},
 	)
 	if err := m.Validate(); err != nil {
 		panic(err)

@@ -21,6 +21,11 @@ import (
 //  2. the token names a file holding JSON of the type;
 //  3. the type is Str (or ?Str) and the token is taken as it is.
 //
+// A Json takes JSON text of any shape (or a file holding it) and nothing
+// else: a bare word is an error rather than a string, since `true`, `3` and
+// `null` would be JSON while `truth` would not, and one token must not
+// change type on a typo.
+//
 // So `hello`, `42` and `"hello"` all work for a Str, and a long list or a
 // record can live in a file. A Str file is read only when it looks like a
 // JSON string, so a path given to a function that takes a path stays a
@@ -73,8 +78,15 @@ func expectation(t *types.Type) string {
 	switch base.Kind {
 	case types.List, types.Tuple, types.Map, types.Record:
 		return t.String() + " as JSON or a file holding it"
+	case types.JSON:
+		return t.String() + ` (JSON text or a file holding it; a string needs its quotes, like '"text"')`
 	}
 	return t.String()
+}
+
+// isJSON reports whether t is Json or ?Json.
+func isJSON(t *types.Type) bool {
+	return t.Kind == types.JSON || (t.Kind == types.Optional && t.Elem.Kind == types.JSON)
 }
 
 // showToken writes a token for a message: as it is when it is short JSON

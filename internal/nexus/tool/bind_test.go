@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nexus-run/nexus/manifest/types"
 )
 
 func TestBind(t *testing.T) {
@@ -43,6 +45,9 @@ func TestBind(t *testing.T) {
 		{"whole", `{"config":{"name":"w","level":5}}`, []any{rec("level", int64(5), "name", "w")}, ""},
 		{"whole", `{"config":{"name":"w","level":5},"level":7}`, []any{rec("level", int64(7), "name", "w")}, ""},
 		{"acts", `{"_1":[1,2]}`, []any{[]int64{1, 2}}, ""},
+		{"anyjson", `{"data": {"b": [1, "é"], "a": null}}`, []any{types.JSONText(`{"b":[1,"é"],"a":null}`), nil}, ""},
+		{"anyjson", `{"data":"text","_2":null}`, []any{types.JSONText(`"text"`), nil}, ""},
+		{"anyjson", `{"data":null,"_2":[ 9007199254740993 ]}`, []any{types.JSONText(`null`), types.JSONText(`[9007199254740993]`)}, ""},
 		{"acts", `{"_1":[1,2],"_render":"raw"}`, []any{[]int64{1, 2}}, ""},
 		{"acts", `{"_1":[],"_render":"lines"}`, []any{[]int64{}}, "lines"},
 		{"acts", `{"_1":[],"_render":"r"}`, []any{[]int64{}}, "raw"},

@@ -71,6 +71,9 @@ func typeSchema(t *types.Type) *Schema {
 		return tupleSchema(t.Items)
 	case types.Record:
 		return recordSchema(t, true)
+	case types.JSON:
+		// Any JSON value, null included, so ?Json is the same.
+		return &Schema{}
 	}
 	return &Schema{}
 }

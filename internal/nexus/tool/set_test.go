@@ -25,6 +25,16 @@ func TestSetCall(t *testing.T) {
 		t.Errorf("a record result is its own structured content and text: got record %s, text %s", res.Record, res.Text)
 	}
 
+	// A Json result is no record: no structured content (MCP wants an
+	// object there, and a Json may be anything), its text as it came.
+	res, err = s.Call(ctx, "anyjson", named(t, `{"data":[{"z": 1, "a": "é"}, null]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.Value), `[{"z":1,"a":"é"},null]`; got != want || res.Text != want || res.Record != nil {
+		t.Errorf("Json result: value %s, text %s, record %s; want %s, %s, none", got, res.Text, res.Record, want, want)
+	}
+
 	for _, tc := range []struct{ name, args, want string }{
 		{"nope", `{}`, "unknown tool 'nope'"},
 		{"point", `{}`, "missing required argument '_1' for tool 'point'"},

@@ -14,7 +14,7 @@ import (
 // surface is a program with one command per row of mcp.md's property
 // table, plus commands that cannot be tools.
 const surface = `
-module surface (pos, opts, kinds, unrolled, whole, point, acts, fromstdin, clash)
+module surface (pos, opts, kinds, unrolled, whole, point, acts, anyjson, fromstdin, clash)
 import root-py
 source Py from "fns.py" ("show2" as showPos, "show3" as showOpts, "show3" as showKinds, "show1" as showSettings, "show1" as showConfig, "show2" as showClash, "lines")
 
@@ -110,6 +110,14 @@ point x = {x = x, y = 2.0}
 acts :: [Int] -> [Int]
 acts xs = xs
 
+--' Any JSON in and out.
+anyjson ::
+  --' @name data
+  Json ->
+  ?Json ->
+  Json
+anyjson d _ = d
+
 --' Reads standard input.
 fromstdin ::
   --' stdin: true
@@ -175,6 +183,8 @@ func TestToolSchemas(t *testing.T) {
 			"_render":{"type":"string","description":"How to present the result: raw, or through one of the command's output actions.","enum":["raw","lines","r"],"default":"raw"}},
 			"required":["_1"],"additionalProperties":false}}`,
 	}
+	want["anyjson"] = `{"name":"anyjson","description":"Any JSON in and out.","inputSchema":{"type":"object","properties":{
+			"data":{},"_2":{}},"required":["data"],"additionalProperties":false}}`
 	got := map[string]string{}
 	for _, tool := range tools {
 		got[tool.Name] = string(tool.AppendJSON(nil, true))
@@ -197,7 +207,7 @@ func TestSkippedCommands(t *testing.T) {
 	for _, tool := range tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, " "), "pos opts kinds unrolled whole point acts"; got != want {
+	if got, want := strings.Join(names, " "), "pos opts kinds unrolled whole point acts anyjson"; got != want {
 		t.Errorf("tools: got %s, want %s", got, want)
 	}
 	if len(skipped) != 2 {
@@ -235,6 +245,9 @@ func TestTypeSchemas(t *testing.T) {
 		{types.MapOf(types.IntType, types.StrType), `{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2,"maxItems":2}}`},
 		{types.TupleOf(types.IntType, types.BoolType, types.StrType), `{"type":"array","prefixItems":[{"type":"integer"},{"type":"boolean"},{"type":"string"}],"minItems":3,"maxItems":3}`},
 		{rec, `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)"}},"required":["a"],"additionalProperties":false}`},
+		{types.JSONType, `{}`},
+		{types.OptionalOf(types.JSONType), `{}`},
+		{types.MapOf(types.StrType, types.ListOf(types.JSONType)), `{"type":"object","additionalProperties":{"type":"array","items":{}}}`},
 		{types.OptionalOf(rec), `{"type":["object","null"],"properties":{"a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)"}},"required":["a"],"additionalProperties":false}`},
 	} {
 		got, err := json.Marshal(typeSchema(tc.t))

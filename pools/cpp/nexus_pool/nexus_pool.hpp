@@ -477,6 +477,9 @@ inline void write_string(Writer& w, std::string_view s) {
   w.pack().pack_str_body(s.data(), static_cast<std::uint32_t>(s.size()));
 }
 
+// A std::string also holds a Json: its compact JSON text, as it crosses in
+// msgpack. The function parses it with the JSON library it likes; a result
+// must be valid JSON text, which the nexus checks.
 template <>
 struct Codec<std::string> {
   static std::string read(Reader& r) { return std::string(r.read_string()); }

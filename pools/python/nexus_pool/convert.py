@@ -6,13 +6,16 @@ converter is built at all (None means "pass the value through"). Work is
 needed in two cases:
 
 * tuples arrive as lists and are handed to the function as tuples;
+* a Json arrives as a str of JSON text and is handed to the function
+  decoded (``json.loads``); a result is encoded with ``json.dumps``,
+  compact, UTF-8, and refusing NaN and infinities, which JSON has not;
 * records mapped to a Python class (``record Py => Settings = "Settings"``)
   arrive as dicts and are built with ``cls(**fields)``; results of such
   records are read back attribute by attribute, field by field.
 
 Types come from the generated pool.py in this compact form:
 
-* ``"int"``, ``"real"``, ``"str"``, ``"bool"``, ``"unit"``
+* ``"int"``, ``"real"``, ``"str"``, ``"bool"``, ``"unit"``, ``"json"``
 * ``("list", t)``, ``("optional", t)``, ``("map", k, v)``,
   ``("tuple", (t1, t2, ...))``, ``("record", name)``
 
@@ -21,6 +24,7 @@ and records as ``{name: (python class name or None, ((field, t), ...))}``.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 
 Conv = Optional[Callable[[Any], Any]]
@@ -39,6 +43,8 @@ def _class_name(records: Records, name: str) -> Optional[str]:
 def to_python(t: Any, records: Records, lookup: ClassLookup) -> Conv:
     """Returns the converter of a msgpack value of type t into the value the
     function takes, or None when the value is already right."""
+    if t == "json":
+        return json.loads
     if isinstance(t, str):
         return None
     kind = t[0]
@@ -85,6 +91,8 @@ def _record_to_python(name: str, records: Records, lookup: ClassLookup) -> Conv:
 def from_python(t: Any, records: Records) -> Conv:
     """Returns the converter of a function's result of type t into a value
     msgpack can pack, or None when it packs as it is."""
+    if t == "json":
+        return json_text
     if isinstance(t, str):
         return None
     kind = t[0]
@@ -133,6 +141,18 @@ def _record_from_python(name: str, records: Records) -> Conv:
         return out
 
     return convert
+
+
+def json_text(v: Any) -> str:
+    """The compact JSON text of v, a function's Json result. Objects JSON has
+    no form for go through plain first, as they do for msgpack."""
+    try:
+        return json.dumps(v, separators=(",", ":"), allow_nan=False, ensure_ascii=False, default=plain)
+    except ValueError as e:
+        # allow_nan=False says "Out of range float values are not JSON
+        # compliant", which does not say why.
+        why = " (NaN and infinities have no JSON form)" if "Out of range" in str(e) else ""
+        raise ValueError(f"the Json result cannot be written as JSON: {e}{why}") from None
 
 
 def needs_pairs(t: Any, records: Records) -> bool:
