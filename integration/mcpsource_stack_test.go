@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	stack "github.com/nexus-run/nexus/internal/nexus/program"
@@ -98,8 +103,9 @@ showPoint p = showPointPy p
 
 // composerWith is composer's manifest with server sv's tools add, point,
 // fail, evens and hold, and commands calling them, alone or composed
-// with composer's Python and C++ functions.
-func composerWith(t *testing.T, sv manifest.Server) *manifest.Manifest {
+// with composer's Python and C++ functions. It returns the built composer
+// too, whose manifest is still the one nexus make wrote.
+func composerWith(t *testing.T, sv manifest.Server) (*program, *manifest.Manifest) {
 	t.Helper()
 	c := build(t, composer)
 	m, err := manifest.Load(c.launcher)
@@ -151,7 +157,7 @@ func composerWith(t *testing.T, sv manifest.Server) *manifest.Manifest {
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return c, m
 }
 
 // callTool calls command name of set with JSON arguments.
@@ -174,7 +180,7 @@ func TestMCPToolsComposedWithPools(t *testing.T) {
 	const token = "stack-token-8c2f"
 	s := startHTTP(t, served.tmp, nil, "mcp", served.launcher, "--auth-token", token)
 	t.Setenv("WORK_TOKEN", token)
-	m := composerWith(t, manifest.Server{Name: "work", Server: s.base + "/mcp", Bearer: "WORK_TOKEN", Headers: []string{"X-Test: 1"}, TimeoutMS: 60000})
+	_, m := composerWith(t, manifest.Server{Name: "work", Server: s.base + "/mcp", Bearer: "WORK_TOKEN", Headers: []string{"X-Test: 1"}, TimeoutMS: 60000})
 
 	stderr := &pooltest.Buffer{}
 	p := stack.New(m, pool.Options{Stderr: stderr})
@@ -216,7 +222,7 @@ func TestMCPToolsComposedWithPools(t *testing.T) {
 // arrived it would run once the held call ends.
 func TestMCPToolCallCancelled(t *testing.T) {
 	served := build(t, servedProgram())
-	m := composerWith(t, manifest.Server{Name: "work", Server: "'" + nexusBin + "' mcp '" + served.launcher + "' --pool-calls 1",
+	_, m := composerWith(t, manifest.Server{Name: "work", Server: "'" + nexusBin + "' mcp '" + served.launcher + "' --pool-calls 1",
 		Env: []string{"TMPDIR=" + served.tmp}, TimeoutMS: 600000})
 	stderr := &pooltest.Buffer{}
 	p := stack.New(m, pool.Options{Stderr: stderr})
@@ -268,4 +274,100 @@ func TestMCPToolCallCancelled(t *testing.T) {
 	if !strings.Contains(stderr.String(), "work: ") {
 		t.Errorf("the server's stderr is not prefixed with its name:\n%s", stderr)
 	}
+}
+
+// composerLauncher is composer whose launcher runs composerWith's
+// manifest: its manifest file is replaced by that one.
+func composerLauncher(t *testing.T, sv manifest.Server) *program {
+	t.Helper()
+	p, m := composerWith(t, sv)
+	file, err := manifest.Resolve(p.launcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMCPToolsThroughLauncher: the composer's manifest, extended with
+// nexus's tools over HTTP, is the program its launcher runs: on the
+// command line (a result, isError as exit 1, a @bearer variable that is
+// not set) and re-exported by `nexus mcp` to an MCP client (the gateway
+// case), which starts the program's pools at once but connects to the MCP
+// server only on the first call.
+func TestMCPToolsThroughLauncher(t *testing.T) {
+	served := build(t, servedProgram())
+	const token = "launcher-token-41aa"
+	s := startHTTP(t, served.tmp, nil, "mcp", served.launcher, "--auth-token", token)
+	t.Setenv("WORK_TOKEN", token)
+	p := composerLauncher(t, manifest.Server{Name: "work", Server: s.base + "/mcp", Bearer: "WORK_TOKEN", TimeoutMS: 60000})
+
+	if got := p.ok("sumDescribed", "20", "22"); got != "\"42 is even\"\n" {
+		t.Errorf("sumDescribed 20 22: %q", got)
+	}
+	if got := p.ok("pointShown", "5"); got != "\"(5, 10)\"\n" {
+		t.Errorf("pointShown 5: %q", got)
+	}
+	if stderr := p.fails(1, "failing", "7"); !strings.Contains(stderr, "failMcp: ") || !strings.Contains(stderr, "no good: 7") {
+		t.Errorf("failing 7: stderr %q, want the server's message", stderr)
+	}
+	unset := runIn(t, t.TempDir(), nil, "env", "-u", "WORK_TOKEN", "TMPDIR="+p.tmp, p.launcher, "sumTripled", "1", "2")
+	if unset.code != 1 || !strings.Contains(unset.stderr, "WORK_TOKEN") || !strings.Contains(unset.stderr, "mcp server work") || strings.Contains(unset.stderr, token) {
+		t.Errorf("WORK_TOKEN unset: exit %d, stderr %q; want exit 1 naming the variable and the server", unset.code, unset.stderr)
+	}
+
+	gw := startSDKSession(t, p, "")
+	ctx := context.Background()
+	res, err := gw.cs.CallTool(ctx, &mcp.CallToolParams{Name: "sumTripled", Arguments: map[string]any{"a": 20, "b": 21}})
+	if err != nil || res.IsError || toolText(res) != "123" {
+		t.Errorf("gateway sumTripled 20 21: %+v, %v; want 123", res, err)
+	}
+	res, err = gw.cs.CallTool(ctx, &mcp.CallToolParams{Name: "point", Arguments: map[string]any{"x": 2}})
+	if got, _ := json.Marshal(res.StructuredContent); err != nil || string(got) != `{"x":2,"y":4}` {
+		t.Errorf("gateway point 2: structured %s, %v", got, err)
+	}
+	res, err = gw.cs.CallTool(ctx, &mcp.CallToolParams{Name: "failing", Arguments: map[string]any{"x": 8}})
+	if err != nil || !res.IsError || !strings.Contains(toolText(res), "no good: 8") {
+		t.Errorf("gateway failing 8: %+v, %v; want isError with the server's message", res, err)
+	}
+	if err := gw.close(); err != nil {
+		t.Errorf("close: %v\n%s", err, gw.stderr)
+	}
+	if strings.Contains(gw.stderr.String(), "nexus: ") {
+		t.Errorf("nexus mcp reported a failure (an mcp pool started?):\n%s", gw.stderr)
+	}
+	s.stop()
+}
+
+// TestMCPToolInterrupted: Ctrl-C on the command line ends a call of an MCP
+// tool that would otherwise never return: exit 130, "interrupted".
+func TestMCPToolInterrupted(t *testing.T) {
+	served := build(t, servedProgram())
+	s := startHTTP(t, served.tmp, nil, "mcp", served.launcher)
+	p := composerLauncher(t, manifest.Server{Name: "work", Server: s.base + "/mcp", TimeoutMS: 3600000})
+	h := newHolder(t)
+	cmd := exec.Command(p.launcher, "hold", h.fifo("one"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
+	var stderr pooltest.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	s.waitStderr("hold started one")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("Ctrl-C during hold: exit %d (%v), stderr %q; want 130, interrupted", code, err, stderr.String())
+	}
+	h.release("one")
+	s.stop()
 }

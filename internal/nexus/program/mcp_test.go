@@ -125,3 +125,18 @@ func TestMCPToolCutShort(t *testing.T) {
 		t.Errorf("wait 600 with @timeout 1500: got %v", err)
 	}
 }
+
+// TestStartPoolsLeavesServers: a server's eager start (nexus mcp) starts
+// the program's pools, not its MCP servers, which connect on first use.
+func TestStartPoolsLeavesServers(t *testing.T) {
+	var log pooltest.Buffer
+	p := New(loud(t, 60000), pool.Options{Stderr: &log})
+	defer p.Close()
+	<-p.StartPools(context.Background(), &log)
+	if got := states(p); got != "python running" {
+		t.Errorf("after StartPools: %s, want python running\n%s", got, log.String())
+	}
+	if strings.Contains(log.String(), "nexus: ") || strings.Contains(log.String(), "everything: ") {
+		t.Errorf("StartPools reported a failure or started the MCP server:\n%s", log.String())
+	}
+}
