@@ -43,7 +43,7 @@ func everythingProgram(t *testing.T) files {
 inline std::string exclaim(const std::string& s) { return s + "!"; }
 `,
 		"main.loc": fmt.Sprintf(`
-module gw (echo, getSum, weather, tinyImage, getEnv, missing, loud, bang)
+module gw (echo, getSum, weather, tinyImage, getEnv, missing, loud, bang, slowOp)
 import root-py
 import root-cpp
 source Py from "fns.py" ("shout")
@@ -52,7 +52,10 @@ source Cpp from "fns.hpp" ("exclaim")
 --' @env E2E_ALLOWED
 --' @env E2E_SET=set-here
 --' @timeout 60000
-source MCP from "'%s' stdio" ("echo", "get-sum" as getSum, "get-structured-content" as weather, "get-tiny-image" as tinyImage, "get-env" as getEnv, "no-such-tool" as missing)
+source MCP from "'%[1]s' stdio" ("echo", "get-sum" as getSum, "get-structured-content" as weather, "get-tiny-image" as tinyImage, "get-env" as getEnv, "no-such-tool" as missing)
+
+--' @timeout 2000
+source MCP from "'%[1]s' stdio" ("trigger-long-running-operation" as slowOp)
 
 shout :: Str -> Str
 exclaim :: Str -> Str
@@ -73,6 +76,9 @@ weather :: --' @name location
 tinyImage :: () -> Json
 getEnv :: () -> Str
 missing :: () -> Str
+slowOp :: --' @name duration
+          Real -> --' @name steps
+          Real -> ()
 
 --' The echo, in capitals (Python).
 loud :: --' @name message
@@ -120,6 +126,9 @@ func TestMCPSourceEverythingE2E(t *testing.T) {
 	}
 	if stderr := p.fails(1, "missing"); !strings.Contains(stderr, `"no-such-tool"`) || !strings.Contains(stderr, "mcp-server-everything") || !strings.Contains(stderr, "get-sum") {
 		t.Errorf("missing: stderr %q, want the server named and its tools listed", stderr)
+	}
+	if stderr := p.fails(1, "slowOp", "600", "600"); !strings.Contains(stderr, "no answer within 2s") {
+		t.Errorf("slowOp 600 600: stderr %q, want the @timeout named", stderr)
 	}
 }
 

@@ -239,18 +239,9 @@ func TestMCPToolCallCancelled(t *testing.T) {
 		}()
 		return done
 	}
-	waitStarted := func(name string) {
-		t.Helper()
-		for i := 0; i < 600 && !strings.Contains(stderr.String(), "hold started "+name); i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if !strings.Contains(stderr.String(), "hold started "+name) {
-			t.Fatalf("hold %s did not start; stderr:\n%s", name, stderr)
-		}
-	}
 
 	one := hold(unbounded, "one")
-	waitStarted("one")
+	pooltest.WaitFor(t, stderr, "hold started one")
 	if err := <-hold(tool.NewSet(tools, tool.Options{CallTimeout: time.Second}), "two"); err == nil || err.Error() != "hold timed out after 1s" {
 		t.Errorf("hold two with a 1s timeout: got %v", err)
 	}
@@ -263,7 +254,7 @@ func TestMCPToolCallCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	three := hold(unbounded, "three")
-	waitStarted("three")
+	pooltest.WaitFor(t, stderr, "hold started three")
 	h.release("three")
 	if err := <-three; err != nil {
 		t.Fatal(err)

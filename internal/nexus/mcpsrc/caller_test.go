@@ -242,24 +242,15 @@ func TestCallerTimeServer(t *testing.T) {
 func TestCallerSharesOneServer(t *testing.T) {
 	c, stderr := newCaller(t, toolProgram(t, manifest.Server{Server: everything(t)}, tool("echo", []string{"message"}, types.StrType, types.StrType)))
 	var wg sync.WaitGroup
-	errs := make(chan error, 16)
 	for i := range 16 {
 		wg.Go(func() {
 			msg := strings.Repeat("y", i)
-			got, err := callFn(c, "echo", msg)
-			if err == nil && got != "Echo: "+msg {
-				err = errors.New("echo " + msg + " answered " + got.(string))
+			if got, err := callFn(c, "echo", msg); err != nil || got != "Echo: "+msg {
+				t.Errorf("echo %s: got %v, %v", msg, got, err)
 			}
-			errs <- err
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Error(err)
-		}
-	}
 	if n := strings.Count(stderr.String(), "Starting default (STDIO) server"); n != 1 {
 		t.Errorf("the server started %d times, want once; stderr:\n%s", n, stderr)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nexus-run/nexus/internal/codegen/python"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/internal/pooltest"
@@ -35,17 +34,8 @@ func everything(t *testing.T) string {
 // trigger-long-running-operation for that long.
 func loud(t *testing.T, timeoutMS int64) *manifest.Manifest {
 	t.Helper()
-	root := t.TempDir()
-	src := filepath.Join(root, "mod.py")
-	if err := os.WriteFile(src, []byte("def shout(s):\n    return s.upper() + '!'\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := pooltest.Program(root, manifest.Python, src, python.Write, []pooltest.Fn{
-		{Source: "shout", Args: []*types.Type{types.StrType}, Return: types.StrType},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := pythonProgram(t, "def shout(s):\n    return s.upper() + '!'\n",
+		pooltest.Fn{Source: "shout", Args: []*types.Type{types.StrType}, Return: types.StrType})
 	m.Servers = []manifest.Server{{Name: "everything", Server: everything(t), TimeoutMS: timeoutMS}}
 	m.Functions = append(m.Functions,
 		manifest.Function{ID: 1, Name: "echo", Source: "echo", Pool: manifest.MCP, Params: []string{"message"},
