@@ -65,7 +65,7 @@ func runProgram(m *manifest.Manifest, argv []string) int {
 		NewPools: func() (dispatch.Caller, error) {
 			p := program.New(m, pool.Options{Stderr: os.Stderr})
 			prog.Store(p)
-			return p.Pools, nil
+			return p.Caller(), nil
 		},
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,

@@ -72,6 +72,9 @@ type Result struct {
 	Other [][]byte
 	// IsError says the tool reported a failure; Text usually says which.
 	IsError bool
+	// Content holds every content block, text included, as its JSON
+	// object, in the order the server sent them.
+	Content [][]byte
 }
 
 // Source is a connection to one MCP server, opened on first use and

@@ -1,12 +1,13 @@
 // Package program assembles a program's runtime stack, the same for every
-// front end: its manifest, the supervisor of its pools, the dispatcher
-// that runs its commands through them, and its commands as tools. nexus
-// run, nexus mcp and nexus serve all build on it.
+// front end: its manifest, the supervisor of its pools, the connections to
+// the other MCP servers whose tools it calls, the dispatcher that runs its
+// commands through both, and its commands as tools. nexus run, nexus mcp
+// and nexus serve all build on it.
 //
 // Only when pools start differs, and the front end says: a Program starts
 // nothing by itself, so a pool starts on the first call that needs it
 // (the command line, and nexus serve); StartPools starts them all at once,
-// in parallel (nexus mcp).
+// in parallel (nexus mcp). MCP servers always connect on their first call.
 package program
 
 import (
@@ -16,6 +17,7 @@ import (
 	"io"
 
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/mcpsrc"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
@@ -28,15 +30,38 @@ type Program struct {
 	// Pools runs the program's sourced functions, each pool started on
 	// the first call that needs it unless StartPools started it before.
 	Pools *pool.Supervisor
-	// Dispatcher runs the program's commands, calling Pools.
+	// Servers runs the program's tools of other MCP servers (functions of
+	// pool manifest.MCP), each server connected on its first call.
+	Servers *mcpsrc.Caller
+	// Dispatcher runs the program's commands, calling Pools and Servers
+	// through Caller.
 	Dispatcher *dispatch.Dispatcher
 }
 
-// New returns the stack of program m, whose pools run with opts. It starts
-// no pool.
+// New returns the stack of program m, whose pools run with opts; stdio MCP
+// servers' stderr goes where the pools' does. It starts no pool and
+// connects to no server.
 func New(m *manifest.Manifest, opts pool.Options) *Program {
 	sup := pool.New(m, opts)
-	return &Program{Manifest: m, Pools: sup, Dispatcher: &dispatch.Dispatcher{M: m, Pools: sup}}
+	servers := mcpsrc.NewCaller(m, opts.Stderr)
+	return &Program{Manifest: m, Pools: sup, Servers: servers,
+		Dispatcher: &dispatch.Dispatcher{M: m, Pools: route{pools: sup, servers: servers}}}
+}
+
+// Caller runs any sourced function of the program: a tool of an MCP server
+// through Servers, any other function in its pool through Pools.
+func (p *Program) Caller() dispatch.Caller { return p.Dispatcher.Pools }
+
+// route sends each call to what runs its function.
+type route struct {
+	pools, servers dispatch.Caller
+}
+
+func (r route) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+	if f.Pool == manifest.MCP {
+		return r.servers.Call(ctx, f, args)
+	}
+	return r.pools.Call(ctx, f, args)
 }
 
 // Tools are the program's commands as tools, one per command in manifest
@@ -73,5 +98,8 @@ func (p *Program) StartPools(ctx context.Context, log io.Writer) <-chan struct{}
 	return done
 }
 
-// Close stops the program's pools.
-func (p *Program) Close() error { return p.Pools.Close() }
+// Close closes the program's connections to MCP servers, stopping the
+// stdio ones, and stops its pools.
+func (p *Program) Close() error {
+	return errors.Join(p.Servers.Close(), p.Pools.Close())
+}

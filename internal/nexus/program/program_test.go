@@ -16,21 +16,28 @@ import (
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
+// pythonProgram is a program with a real Python pool running fns of py,
+// and no command.
+func pythonProgram(t *testing.T, py string, fns ...pooltest.Fn) *manifest.Manifest {
+	t.Helper()
+	root := t.TempDir()
+	src := filepath.Join(root, "mod.py")
+	if err := os.WriteFile(src, []byte(py), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := pooltest.Program(root, manifest.Python, src, python.Write, fns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // twice is a program with a real Python pool and one command, twice N,
 // which calls the pool's function double.
 func twice(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	root := t.TempDir()
-	src := filepath.Join(root, "mod.py")
-	if err := os.WriteFile(src, []byte("def double(n):\n    return 2 * n\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := pooltest.Program(root, manifest.Python, src, python.Write, []pooltest.Fn{
-		{Source: "double", Args: []*types.Type{types.IntType}, Return: types.IntType},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := pythonProgram(t, "def double(n):\n    return 2 * n\n",
+		pooltest.Fn{Source: "double", Args: []*types.Type{types.IntType}, Return: types.IntType})
 	m.Commands = []manifest.Command{{
 		Name:   "twice",
 		Args:   []manifest.Arg{{Kind: manifest.Positional, Name: "n", Type: types.IntType}},
