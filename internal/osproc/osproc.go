@@ -83,6 +83,17 @@ func (g *Group) Kill() {
 	}
 }
 
+// Terminate asks the whole group to stop: SIGTERM where the system has
+// it, else a kill as Kill. Once Wait has reaped the leader it does
+// nothing.
+func (g *Group) Terminate() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.reaped {
+		termGroup(g.cmd.Process)
+	}
+}
+
 // Describe says how a process ended: "exit status 3", "killed by signal
 // SIGKILL", "killed by signal SIGSEGV, core dumped"; "still running" for
 // nil.

@@ -24,6 +24,11 @@ func killGroup(p *os.Process) {
 	_ = p.Kill()
 }
 
+// termGroup kills p: these systems have no SIGTERM to send.
+func termGroup(p *os.Process) {
+	_ = p.Kill()
+}
+
 func describe(s *os.ProcessState) string {
 	return fmt.Sprintf("exit status %d", s.ExitCode())
 }

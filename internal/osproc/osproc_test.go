@@ -64,6 +64,29 @@ func TestKillKillsTheGroup(t *testing.T) {
 	}
 }
 
+// Terminate sends SIGTERM to the whole group: the leader's trap runs (it
+// says so on the pipe) and its child, which has no trap, dies of it.
+func TestTerminateSignalsTheGroup(t *testing.T) {
+	g, cmd, r := startSh(t, "trap 'echo term; exit 7' TERM; sleep 1000 & echo ready; wait")
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(r, line); err != nil || string(line) != "ready\n" {
+		t.Fatalf("read %q, %v", line, err)
+	}
+	g.Terminate()
+	g.Wait()
+	if got := osproc.Describe(cmd.ProcessState); got != "exit status 7" {
+		t.Errorf("Describe: %q, want exit status 7 (the TERM trap)", got)
+	}
+	rest, err := io.ReadAll(r) // ends once the sleep is gone too
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(rest) != "term\n" {
+		t.Errorf("after ready: %q, want the trap's line", rest)
+	}
+	g.Terminate() // after Wait: does nothing, and must not fail
+}
+
 func TestDescribeStillRunning(t *testing.T) {
 	if got := osproc.Describe(nil); got != "still running" {
 		t.Errorf("Describe(nil) = %q", got)

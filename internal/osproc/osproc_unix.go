@@ -16,6 +16,11 @@ func killGroup(p *os.Process) {
 	_ = unix.Kill(-p.Pid, unix.SIGKILL)
 }
 
+// termGroup sends SIGTERM to every process in the group that p leads.
+func termGroup(p *os.Process) {
+	_ = unix.Kill(-p.Pid, unix.SIGTERM)
+}
+
 func describe(s *os.ProcessState) string {
 	if ws, ok := s.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		how := "killed by signal " + signalName(ws.Signal())

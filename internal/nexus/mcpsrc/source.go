@@ -278,7 +278,7 @@ func (s *Source) open(ctx context.Context) (*conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		t = &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}
+		t = proc.transport()
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "nexus", Version: "mcpsrc"}, nil)
 	session, err := client.Connect(ctx, t, nil)

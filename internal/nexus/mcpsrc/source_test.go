@@ -284,11 +284,22 @@ func TestCloseEndsServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stderr := s.opts.Stderr.(*pooltest.Buffer)
 	call(t, s, "echo", map[string]any{"message": "x"})
 	p := s.conn.proc
 	s.Close()
 	if !p.hasExited() {
 		t.Error("the server is still running after Close")
+	}
+	// server-everything does not exit when its stdin ends: it is asked
+	// with SIGTERM after eofGrace (it was SIGKILLed after two seconds,
+	// which every command-line call waited for), and its stdout stays
+	// open until it has exited, so it cannot die of EPIPE writing to it.
+	if got := osproc.Describe(p.cmd.ProcessState); got != "killed by signal SIGTERM" {
+		t.Errorf("the server ended with %s, want SIGTERM", got)
+	}
+	if strings.Contains(stderr.String(), "EPIPE") {
+		t.Errorf("the server wrote to a closed stdout:\n%s", stderr)
 	}
 	if osproc.Alive(p.cmd.Process.Pid) {
 		t.Error("the server's pid still exists after Close")

@@ -11,13 +11,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/nexus-run/nexus/internal/osproc"
 )
 
-// stopGrace is how long a server has to exit by itself once its stdin is
-// closed (the MCP spec's stdio shutdown) before its group is killed: a
-// server that saves state gets a moment, a stuck one does not hold Close.
-const stopGrace = 2 * time.Second
+// Stopping a stdio server follows the MCP spec's stdio shutdown: close its
+// stdin; if it has not exited after eofGrace, SIGTERM its group; if it has
+// not exited stopGrace after that, SIGKILL. Many servers (server-everything
+// among them) do not exit when their stdin ends, and a command-line call
+// should not wait seconds for that; SIGTERM still lets one save its state.
+const (
+	eofGrace  = 100 * time.Millisecond
+	stopGrace = 2 * time.Second
+)
 
 // process is a stdio server's running command. stdin and stdout are the
 // protocol; the process's stderr is copied by a goroutine of its own.
@@ -99,6 +106,21 @@ func closeAll(files ...*os.File) {
 	}
 }
 
+// transport is the SDK's stdio transport over the process's pipes. The
+// SDK closes its reader before its writer; were that the server's stdout,
+// a server that writes as it sees its stdin end (server-everything does)
+// would die of EPIPE with a stack trace on nexus's stderr at every exit.
+// So closing the session closes only stdin, and stop closes stdout once
+// the server has exited.
+func (p *process) transport() mcp.Transport {
+	return &mcp.IOTransport{Reader: keepOpen{p.stdout}, Writer: p.stdin}
+}
+
+// keepOpen is a reader whose Close does nothing.
+type keepOpen struct{ io.Reader }
+
+func (keepOpen) Close() error { return nil }
+
 // hasExited reports whether the process has been reaped.
 func (p *process) hasExited() bool {
 	select {
@@ -114,15 +136,20 @@ func (p *process) describe() string {
 	return osproc.Describe(p.cmd.ProcessState)
 }
 
-// stop closes the server's stdin, gives it stopGrace to exit, then kills
-// its group, and waits for it to be reaped and for its stderr to drain.
+// stop shuts the server down as the spec says (see eofGrace), waits for
+// it to be reaped and for its stderr to drain.
 func (p *process) stop() {
 	p.stdin.Close()
 	select {
 	case <-p.exited:
-	case <-time.After(stopGrace):
-		p.group.Kill()
-		<-p.exited
+	case <-time.After(eofGrace):
+		p.group.Terminate()
+		select {
+		case <-p.exited:
+		case <-time.After(stopGrace):
+			p.group.Kill()
+			<-p.exited
+		}
 	}
 	p.stdout.Close()
 	// The group is dead, so only a process that left it can still hold
