@@ -51,7 +51,7 @@ func TestMCPImportBuildsAndCalls(t *testing.T) {
 			"getTinyImage":                {[]string{"getTinyImage"}, "MCP logo"},
 			"gzipFileAsResource":          {[]string{"gzipFileAsResource", "data:text/plain;base64,aGVsbG8=", "hello.gz", "resource"}, ""},
 			"toggleSimulatedLogging":      {[]string{"toggleSimulatedLogging"}, "logging"},
-			"toggleSubscriberUpdates":     {[]string{"toggleSubscriberUpdates"}, "subscription"},
+			"toggleSubscriberUpdates":     {[]string{"toggleSubscriberUpdates"}, "resource updated notifications"},
 			"triggerLongRunningOperation": {[]string{"triggerLongRunningOperation", "0.2", "2"}, "completed"},
 			"getRootsList":                {[]string{"getRootsList"}, "roots"},
 		}

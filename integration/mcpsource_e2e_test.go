@@ -73,9 +73,9 @@ getSum :: --' @name a
           Real -> Str
 weather :: --' @name location
            Str -> Weather
-tinyImage :: () -> Json
-getEnv :: () -> Str
-missing :: () -> Str
+tinyImage :: Json
+getEnv :: Str
+missing :: Str
 slowOp :: --' @name duration
           Real -> --' @name steps
           Real -> ()
@@ -160,7 +160,7 @@ func TestMCPSourceMissingServerE2E(t *testing.T) {
 	p := build(t, files{"main.loc": `
 module ghost (boo)
 source MCP from "no-such-mcp-server-e2e --flag" ("boo")
-boo :: () -> Str
+boo :: Str
 `})
 	if stderr := p.fails(1, "boo"); !strings.Contains(stderr, "no-such-mcp-server-e2e") || !strings.Contains(stderr, "not found") {
 		t.Errorf("boo: stderr %q, want the missing command named", stderr)

@@ -165,6 +165,7 @@ func TestMCPSourceErrors(t *testing.T) {
 		{"argument without a name", `source MCP from "srv" ("f")` + "\nf :: Str -> Str\n", "3:6: argument 1 of MCP tool 'f' (f) has no @name: write `--' @name ARG` above its type, naming the tool's argument, or take a record whose fields are the tool's arguments"},
 		{"second argument without a name", `source MCP from "srv" ("f")` + "\nf :: --' @name a\n     Str -> Int -> Str\n", "4:13: argument 2 of MCP tool 'f' (f) has no @name"},
 		{"non-record single argument without a name", `source MCP from "srv" ("f")` + "\nf :: [Str] -> Str\n", "3:6: argument 1 of MCP tool 'f' (f) has no @name"},
+		{"unit argument", `source MCP from "srv" ("f")` + "\nf :: () -> Str\n", "3:6: MCP tool 'f' (f) takes a () argument: a tool without arguments is written without one, `f :: T`"},
 		{"empty @name", `source MCP from "srv" ("f")` + "\nf :: --' @name\n     Str -> Str\n", "4:6: argument 1 of MCP tool 'f' (f) has no @name"},
 		{"two arguments with one name", `source MCP from "srv" ("f")` + "\nf :: --' @name a\n     Str -> --' @name a\n     Str -> Str\n", "4:23: name: 'a' names two arguments of MCP tool 'f'"},
 		{"unclosed quote", `source MCP from "npx 'server" ("f")` + "\n" + sig, "2:17: mcp server: command \"npx 'server\": a ' is not closed"},

@@ -180,6 +180,10 @@ func (c *checker) toolParams(f *function) {
 	if len(params) == 1 && len(missing) == 1 && f.sig.params[0] != nil && f.sig.params[0].Kind == types.Record {
 		return
 	}
+	if len(params) == 1 && len(missing) == 1 && f.sig.params[0] != nil && f.sig.params[0].Kind == types.Unit {
+		c.sink.Errorf(params[0].Type.TypePos(), "MCP tool '%s' (%s) takes a () argument: a tool without arguments is written without one, `%s :: T`", f.name, f.source, f.name)
+		return
+	}
 	for _, i := range missing {
 		c.sink.Errorf(params[i].Type.TypePos(), "argument %d of MCP tool '%s' (%s) has no @name: write `--' @name ARG` above its type, naming the tool's argument%s",
 			i+1, f.name, f.source, recordHint(len(params)))

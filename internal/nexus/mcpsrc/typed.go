@@ -17,7 +17,8 @@ import (
 //   - isError: the call fails with a *pool.FunctionError whose message is
 //     the server's text, as an exception in a pool does;
 //   - (): any result that is not an error;
-//   - Str: the text content blocks joined with "\n";
+//   - Str: the text content blocks joined with "\n"; with no text block,
+//     the other blocks as their JSON objects, one a line;
 //   - Json: see jsonResult;
 //   - anything else: the JSON that jsonFor picks, checked against the type.
 //
@@ -40,7 +41,15 @@ func resultValue(f *manifest.Function, server string, r Result) (any, error) {
 		return nil, nil
 	case types.Str:
 		if len(r.Text) == 0 {
-			return nil, misfit(fmt.Errorf("it has no text content (%d other content blocks)", len(r.Other)))
+			// No text to read: the other blocks (a resource, an image) as
+			// their JSON objects, rather than a failure, so that a Str
+			// (what mcp-import declares for a tool without an output
+			// schema) holds whatever the tool answers.
+			other := make([]string, len(r.Other))
+			for i, b := range r.Other {
+				other[i] = string(b)
+			}
+			return strings.Join(other, "\n"), nil
 		}
 		return strings.Join(r.Text, "\n"), nil
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
@@ -67,6 +68,25 @@ func TestJSONResult(t *testing.T) {
 		got, err := jsonResult(tc.r)
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: got %s, %v; want %s", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestStrResult(t *testing.T) {
+	f := &manifest.Function{Name: "f", Source: "tool", Return: types.StrType}
+	link := `{"type":"resource_link","uri":"file:///x.gz","name":"x.gz"}`
+	for _, tc := range []struct {
+		name string
+		r    Result
+		want string
+	}{
+		{"text blocks joined", Result{Text: []string{"a", "b"}, Other: [][]byte{[]byte(link)}}, "a\nb"},
+		{"no text: the other blocks as JSON", Result{Other: [][]byte{[]byte(link), []byte(link)}}, link + "\n" + link},
+		{"no content at all", Result{}, ""},
+	} {
+		got, err := resultValue(f, "srv", tc.r)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
 }
