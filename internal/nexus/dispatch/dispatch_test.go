@@ -336,6 +336,23 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 }
 
+// TestConcurrentMCPServers: calls to tools of two different MCP servers are
+// independent, as calls to two pools are (each waits for the other).
+func TestConcurrentMCPServers(t *testing.T) {
+	m := testManifest()
+	m.Servers = []manifest.Server{{Name: "a", Server: "a", TimeoutMS: 1}, {Name: "b", Server: "b", TimeoutMS: 1}}
+	for i, fn := range []int{fnWaitPy, fnWaitGo} {
+		m.Functions[fn].Pool, m.Functions[fn].Server, m.Functions[fn].Params = manifest.MCP, i, []string{"x"}
+	}
+	I := types.IntType
+	d := &Dispatcher{M: m, Pools: newFakePools()}
+	body := call(m, fnAdd, call(m, fnWaitPy, lit(I, "1")), call(m, fnWaitGo, lit(I, "2")))
+	v, err := d.Run(context.Background(), command(body), nil)
+	if err != nil || v != int64(3) {
+		t.Fatalf("got %#v, %v; want 3", v, err)
+	}
+}
+
 // TestConcurrentFailure: the failure of one concurrent call is the error
 // reported, and it cancels the others.
 func TestConcurrentFailure(t *testing.T) {

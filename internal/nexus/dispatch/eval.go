@@ -161,8 +161,8 @@ func (d *Dispatcher) evalAll(ctx context.Context, es []*manifest.Expr, vars []an
 }
 
 // concurrent reports which of es to evaluate concurrently (those that call
-// pools), or nil when they should run in order: fewer than two of them call
-// pools, or two of them share a pool.
+// pools or MCP servers), or nil when they should run in order: fewer than
+// two of them call any, or two of them share a pool or a server.
 func (d *Dispatcher) concurrent(es []*manifest.Expr) []bool {
 	if len(es) < 2 || d.M == nil {
 		return nil
@@ -172,7 +172,7 @@ func (d *Dispatcher) concurrent(es []*manifest.Expr) []bool {
 	n := 0
 	for i, e := range es {
 		pools := map[string]bool{}
-		d.M.PoolsOf(e, pools)
+		d.servedBy(e, pools)
 		if len(pools) == 0 {
 			continue
 		}
@@ -192,4 +192,24 @@ func (d *Dispatcher) concurrent(es []*manifest.Expr) []bool {
 		return nil
 	}
 	return calling
+}
+
+// servedBy adds to into what serves the calls in e: a pool's language, or
+// "mcp/N" for the tools of server N, so that calls to two different MCP
+// servers count as independent, as calls to two pools do.
+func (d *Dispatcher) servedBy(e *manifest.Expr, into map[string]bool) {
+	if e == nil {
+		return
+	}
+	if e.Kind == manifest.Call && e.Ref >= 0 && e.Ref < len(d.M.Functions) {
+		f := &d.M.Functions[e.Ref]
+		if f.Pool == manifest.MCP {
+			into[fmt.Sprintf("%s/%d", manifest.MCP, f.Server)] = true
+		} else {
+			into[f.Pool] = true
+		}
+	}
+	for _, a := range e.Args {
+		d.servedBy(a, into)
+	}
 }
