@@ -50,8 +50,9 @@ repeat :: Str -> Int -> Str
 
 // mcpServerEntry is one entry of an mcpServers object.
 type mcpServerEntry struct {
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
 }
 
 // configEntry is the entry `./prog --mcp-config` prints for p, which must
@@ -114,6 +115,53 @@ func TestMCPConfigEmptyEnvironment(t *testing.T) {
 	}
 	if left := processesMentioning(p.launcher + "-build"); len(left) > 0 {
 		t.Errorf("pools left running: %v", left)
+	}
+}
+
+// TestMCPConfigServerCommands: a program that starts an MCP server by a
+// command found on PATH (`source MCP from "mcp-server-everything"`) gets
+// the PATH it was configured with in its entry's env, and served with that
+// environment alone, as a GUI client that does not load the user's shell
+// would, calls the server's tool. A program without such a server gets no
+// env.
+func TestMCPConfigServerCommands(t *testing.T) {
+	if entry := configEntry(t, build(t, trioProgram)); entry.Env != nil {
+		t.Errorf("a program without MCP servers got env %v", entry.Env)
+	}
+	bin := filepath.Dir(installedServer(t, filepath.Join("node_modules", ".bin", "mcp-server-everything")))
+	p := build(t, files{"main.loc": `
+module prog (echo)
+source MCP from "mcp-server-everything" ("echo")
+echo :: --' @name message
+        Str -> Str
+`})
+	res := runIn(t, t.TempDir(), nil, "env", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), p.launcher, "--mcp-config")
+	var cfg struct {
+		MCPServers map[string]mcpServerEntry `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &cfg); res.code != 0 || err != nil {
+		t.Fatalf("--mcp-config: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
+	}
+	entry := cfg.MCPServers["prog"]
+	if !strings.HasPrefix(entry.Env["PATH"], bin) {
+		t.Fatalf("entry env %v: want the PATH the program was configured with", entry.Env)
+	}
+	cmd := exec.Command(entry.Command, entry.Args...)
+	cmd.Env = []string{"PATH=" + entry.Env["PATH"]}
+	cmd.Dir = t.TempDir()
+	stderr := &pooltest.Buffer{}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "nexus-integration", Version: "0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+	}
+	defer cs.Close()
+	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+	if err != nil || out.IsError || toolText(out) != `"Echo: hi"` {
+		t.Errorf("echo through the configured entry: %+v, %v\nstderr:\n%s", out, err, stderr)
 	}
 }
 

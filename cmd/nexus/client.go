@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nexus-run/nexus/internal/clientconfig"
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -197,6 +198,7 @@ func serversFor(paths []string, warn io.Writer) ([]clientconfig.Server, error) {
 		given = append(given, path)
 		real = append(real, file)
 		warnUnrecordedPython(m, path, warn)
+		warnServerEnv(m, s.Name, warn)
 	}
 	return servers, nil
 }
@@ -211,7 +213,53 @@ func serverFor(m *manifest.Manifest, name string) (clientconfig.Server, error) {
 	if resolved, err := filepath.EvalSymlinks(self); err == nil {
 		self = resolved
 	}
-	return clientconfig.Server{Name: name, Command: self, Args: []string{"mcp", filepath.Join(m.Dir, manifest.FileName)}}, nil
+	s := clientconfig.Server{Name: name, Command: self, Args: []string{"mcp", filepath.Join(m.Dir, manifest.FileName)}}
+	if path := os.Getenv("PATH"); path != "" && startsCommands(m) {
+		// A client started from a GUI (Claude Desktop on macOS) does not
+		// load the user's shell, so npx, uvx or node would not be found
+		// on the PATH it gives: give the servers the PATH they were made
+		// with.
+		s.Env = map[string]string{"PATH": path}
+	}
+	return s, nil
+}
+
+// startsCommands reports whether m calls tools of an MCP server it starts
+// as a command, which is looked up on PATH.
+func startsCommands(m *manifest.Manifest) bool {
+	for _, sv := range m.Servers {
+		if !mcpaddr.IsHTTP(sv.Server) {
+			return true
+		}
+	}
+	return false
+}
+
+// warnServerEnv warns about what m's MCP servers read from nexus's
+// environment, which a client does not pass unless its entry says so.
+func warnServerEnv(m *manifest.Manifest, name string, warn io.Writer) {
+	for _, sv := range m.Servers {
+		var names []string
+		for _, e := range sv.Env {
+			if !strings.Contains(e, "=") {
+				names = append(names, e)
+			}
+		}
+		if sv.Bearer != "" {
+			names = append(names, sv.Bearer)
+		}
+		if len(names) > 0 {
+			fmt.Fprintf(warn, "nexus: note: %s's MCP server %s reads %s from nexus's environment: add %s to the entry's \"env\" in the client's configuration\n",
+				name, sv.Name, strings.Join(names, ", "), pluralIt(len(names)))
+		}
+	}
+}
+
+func pluralIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // warnUnrecordedPython warns when m's Python pool would look for python3

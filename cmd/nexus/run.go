@@ -36,6 +36,7 @@ func runCommand() *cli.Command {
 				case "--mcp-tools":
 					return printTools(m, c.App.Writer, c.App.ErrWriter)
 				case "--mcp-config":
+					warnServerEnv(m, progName(m), c.App.ErrWriter)
 					return printConfig(m, progName(m), c.App.Writer)
 				}
 			}

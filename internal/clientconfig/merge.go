@@ -28,16 +28,19 @@ type Server struct {
 	Name    string
 	Command string
 	Args    []string
+	// Env are variables the client sets for the server; none when empty.
+	Env map[string]string
 }
 
 // entry is a Server as a client's file holds it. Typed adds "type":
 // "stdio", which Claude Code writes for its own stdio servers.
 func (s Server) entry(typed bool) (json.RawMessage, error) {
 	v := struct {
-		Type    string   `json:"type,omitempty"`
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}{Command: s.Command, Args: s.Args}
+		Type    string            `json:"type,omitempty"`
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env,omitempty"`
+	}{Command: s.Command, Args: s.Args, Env: s.Env}
 	if typed {
 		v.Type = "stdio"
 	}
