@@ -44,3 +44,17 @@ printf '%s\n' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
 	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chain","arguments":{"formula":"C6H12O6","factor":2,"max":300}}}' |
 	"$nexus" mcp ./chem
+
+# Another MCP server's tool as a function of a program: examples/weather
+# calls server-everything (installed by setup under integration/mcpservers)
+# and puts its answer in words with Python; `report` is one command and one
+# MCP tool. nexus mcp-import writes the .loc for a server's tools.
+PATH="$examples/../integration/mcpservers/node_modules/.bin:$PATH"
+export PATH
+cd "$examples/weather"
+show "$nexus" make main.loc
+show ./weather report Chicago
+show ./weather weather 'Los Angeles'
+cd "$examples/../integration/mcpservers"
+echo "\$ $nexus mcp-import .venv/bin/mcp-server-time --fragment | head -20"
+"$nexus" mcp-import .venv/bin/mcp-server-time --fragment | head -20

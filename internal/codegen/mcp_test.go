@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -156,6 +157,29 @@ other :: Str
 	}
 }
 
+// A program given by a relative path is found relative to the program's
+// folder, as a source file is; a bare name is left to PATH.
+func TestMCPSourceRelativeProgram(t *testing.T) {
+	path := writeProgram(t, `module m (echo, now)
+source MCP from "./chem.py 'a b' ./x" ("echo")
+source MCP from "uvx mcp-server-time" ("now")
+echo :: --' @name message
+        Str -> Str
+now :: Str
+`)
+	p, err := Compile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mcpaddr.Join([]string{filepath.Join(filepath.Dir(path), "chem.py"), "a b", "./x"})
+	if got := p.Manifest.Servers[0].Server; got != want {
+		t.Errorf("server %q, want %q", got, want)
+	}
+	if got := p.Manifest.Servers[1].Server; got != "uvx mcp-server-time" {
+		t.Errorf("server %q, want it as written", got)
+	}
+}
+
 func TestMCPSourceErrors(t *testing.T) {
 	const head = "module m (f)\n"
 	const sig = "f :: --' @name x\n     Str -> Str\n"
@@ -177,6 +201,7 @@ func TestMCPSourceErrors(t *testing.T) {
 		{"timeout in seconds", "--' @timeout 5s\n" + `source MCP from "srv" ("f")` + "\n" + sig, "2:14: timeout: expected a positive whole number of milliseconds, got '5s'"},
 		{"timeout too large", "--' @timeout 99999999999999999\n" + `source MCP from "srv" ("f")` + "\n" + sig, "2:14: timeout: expected a positive whole number of milliseconds"},
 		{"missing cwd", "--' @cwd nowhere\n" + `source MCP from "srv" ("f")` + "\n" + sig, "2:10: cwd: folder \"nowhere\" not found (looked for /"},
+		{"missing relative program", `source MCP from "./nowhere.py --stdio" ("f")` + "\n" + sig, "2:17: mcp server: program \"./nowhere.py\" not found (looked for /"},
 		{"cwd that is a file", "--' @cwd chem.py\n" + `source MCP from "srv" ("f")` + "\n" + sig, "2:10: cwd: folder \"chem.py\" not found"},
 		{"bearer that is a token", "--' @bearer sk-12345\n" + `source MCP from "https://x.example/mcp" ("f")` + "\n" + sig, "2:13: bearer: expected the NAME of the environment variable holding the token"},
 		{"header without a colon", "--' @header X-Org acme\n" + `source MCP from "https://x.example/mcp" ("f")` + "\n" + sig, "2:13: header: expected `Name: value` with an HTTP header name, got 'X-Org acme'"},

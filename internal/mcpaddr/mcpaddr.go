@@ -89,6 +89,23 @@ var launchers = map[string]bool{
 	"docker": true, "podman": true, "go": true, "env": true,
 }
 
+// Join is the inverse of Split: a command line that Split turns into
+// args. An argument is quoted only when it must be.
+func Join(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case a != "" && !strings.ContainsAny(a, " \t'\"\\"):
+			out[i] = a
+		case !strings.Contains(a, "'"):
+			out[i] = "'" + a + "'"
+		default:
+			out[i] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // Name is the short name of a server, for errors and the prefix of its
 // stderr lines: for a URL its host and port; for a command the base name
 // of the first argument that is neither an option nor a launcher such as

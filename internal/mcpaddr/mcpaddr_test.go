@@ -1,6 +1,7 @@
 package mcpaddr
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,22 @@ func TestValidEnvName(t *testing.T) {
 		if ValidEnvName(name) != ok {
 			t.Errorf("ValidEnvName(%q) = %v, want %v", name, !ok, ok)
 		}
+	}
+}
+
+func TestJoin(t *testing.T) {
+	for _, args := range [][]string{
+		{"npx", "-y", "@modelcontextprotocol/server-everything"},
+		{"/a b/server", "--name", "it's", `say "hi" \ now`, ""},
+		{`C:\tools\srv.exe`, "\t"},
+	} {
+		line := Join(args)
+		got, err := Split(line)
+		if err != nil || !slices.Equal(got, args) {
+			t.Errorf("Split(Join(%q)) = Split(%s) = %q, %v", args, line, got, err)
+		}
+	}
+	if got := Join([]string{"npx", "-y", "pkg"}); got != "npx -y pkg" {
+		t.Errorf("Join quotes what needs no quotes: %s", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -48,8 +49,18 @@ func (c *checker) mcpSource(s *syntax.Source) {
 		if err := mcpaddr.CheckURL(s.Path.Value); err != nil {
 			c.sink.Errorf(s.Path.Pos, "%v", err)
 		}
-	} else if _, err := mcpaddr.Split(s.Path.Value); err != nil {
+	} else if argv, err := mcpaddr.Split(s.Path.Value); err != nil {
 		c.sink.Errorf(s.Path.Pos, "mcp server: %v", err)
+	} else if prog := argv[0]; !filepath.IsAbs(prog) && strings.ContainsRune(prog, '/') {
+		// A program given by a relative path (./server.py, .venv/bin/x)
+		// is a file of the project, found as a source file is: relative
+		// to the program's folder, whatever folder it is run from. Its
+		// arguments are passed as written.
+		argv[0] = c.abs(prog)
+		if st, err := os.Stat(argv[0]); err != nil || st.IsDir() {
+			c.sink.Errorf(s.Path.Pos, "mcp server: program %q not found (looked for %s)", prog, argv[0])
+		}
+		sv.spec.Server = mcpaddr.Join(argv)
 	}
 	c.serverOptions(&sv.spec, doc.Parse(s.Doc), isHTTP)
 	index := len(c.servers)
