@@ -1,10 +1,12 @@
 package mcpsrc
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,7 +42,31 @@ func (s *Source) httpTransport() mcp.Transport {
 	}
 }
 
-// headerTransport adds fixed headers to every request.
+// sessionHeader carries the session's id, from the server's answer to
+// initialize onwards.
+const sessionHeader = "Mcp-Session-Id"
+
+// probe records what became of the HTTP requests made for one attempt at
+// an operation: whether any was sent, and whether the server answered a
+// POST of one (a request, never the stream of its answer, which may come
+// after the call ran) with 404 to its session id, which means the server
+// does not know the session and ran nothing. The SDK alone cannot tell:
+// it sees that 404 only when the body is not a JSON-RPC error, and most
+// servers (the Python SDK's, nexus's own) send one.
+type probe struct {
+	sent, sessionGone atomic.Bool
+}
+
+type probeKey struct{}
+
+// withProbe returns ctx carrying p: the SDK makes a call's requests with
+// the call's context, where headerTransport finds p.
+func withProbe(ctx context.Context, p *probe) context.Context {
+	return context.WithValue(ctx, probeKey{}, p)
+}
+
+// headerTransport adds fixed headers to every request and fills in the
+// probe of the request's context.
 type headerTransport struct {
 	base    http.RoundTripper
 	headers http.Header
@@ -51,5 +77,14 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, vs := range t.headers {
 		req.Header[k] = vs
 	}
-	return t.base.RoundTrip(req)
+	p, _ := req.Context().Value(probeKey{}).(*probe)
+	if p == nil {
+		return t.base.RoundTrip(req)
+	}
+	p.sent.Store(true)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPost && req.Header.Get(sessionHeader) != "" {
+		p.sessionGone.Store(true)
+	}
+	return resp, err
 }

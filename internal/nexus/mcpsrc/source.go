@@ -148,19 +148,20 @@ var errTimeout = errors.New("mcp request timed out")
 func (s *Source) Call(ctx context.Context, tool string, args map[string]any) (Result, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errTimeout)
 	defer cancel()
-	c, err := s.dial(ctx)
-	if err != nil {
-		return Result{}, s.explain(ctx, c, "connect", err)
-	}
-	if err := c.checkTool(ctx, s.opts.Name, tool); err != nil {
-		return Result{}, s.explain(ctx, c, "list tools", err)
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	var res *mcp.CallToolResult
+	err := s.withSession(ctx, func(ctx context.Context, c *conn) (string, error) {
+		if err := c.checkTool(ctx, s.opts.Name, tool); err != nil {
+			return "list tools", err
+		}
+		var err error
+		res, err = c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		return "call " + tool, err
+	})
 	if err != nil {
-		return Result{}, s.explain(ctx, c, "call "+tool, err)
+		return Result{}, err
 	}
 	return newResult(res)
 }
@@ -169,15 +170,42 @@ func (s *Source) Call(ctx context.Context, tool string, args map[string]any) (Re
 func (s *Source) Tools(ctx context.Context) ([]*mcp.Tool, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errTimeout)
 	defer cancel()
-	c, err := s.dial(ctx)
-	if err != nil {
-		return nil, s.explain(ctx, c, "connect", err)
+	var tools []*mcp.Tool
+	err := s.withSession(ctx, func(ctx context.Context, c *conn) (string, error) {
+		var err error
+		tools, err = c.listTools(ctx)
+		return "list tools", err
+	})
+	return tools, err
+}
+
+// withSession runs op on the open connection, opening one first when
+// there is none; op says which step failed. Over HTTP, when the server
+// answered one of op's requests that it does not know the session (it
+// expired, or the server restarted), or op's request was never sent
+// because the connection had already ended, op ran nowhere: a new session
+// is opened and op runs once more. A call that reached a session the
+// server knew is never repeated, since it may have run.
+func (s *Source) withSession(ctx context.Context, op func(context.Context, *conn) (string, error)) error {
+	for retried := false; ; retried = true {
+		c, err := s.dial(ctx)
+		if err != nil {
+			return s.explain(ctx, c, "connect", err)
+		}
+		p := &probe{}
+		step, err := op(withProbe(ctx, p), c)
+		if err == nil {
+			return nil
+		}
+		gone := c.proc == nil && ctx.Err() == nil && (p.sessionGone.Load() || !p.sent.Load() && c.hasEnded())
+		if !gone {
+			return s.explain(ctx, c, step, err)
+		}
+		s.drop(c)
+		if retried {
+			return fmt.Errorf("mcp server %s: %s: the session ended, and so did the new one opened in its place: %w", s.opts.Name, step, err)
+		}
 	}
-	tools, err := c.listTools(ctx)
-	if err != nil {
-		return nil, s.explain(ctx, c, "list tools", err)
-	}
-	return tools, nil
 }
 
 // Close ends the session and the server's process. Calls after Close fail.
@@ -232,6 +260,16 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 	}
 	s.conn = c
 	return c, nil
+}
+
+// drop forgets c, the open connection, and closes it: its session is gone.
+func (s *Source) drop(c *conn) {
+	s.mu.Lock()
+	if s.conn == c {
+		s.conn = nil
+	}
+	s.mu.Unlock()
+	c.close()
 }
 
 // current returns the open connection; nil when there is none, after
@@ -397,6 +435,16 @@ func (c *conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	c.tools = tools
 	c.mu.Unlock()
 	return tools, nil
+}
+
+// hasEnded reports whether the session ended (the SDK saw it fail).
+func (c *conn) hasEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
 }
 
 // close ends the session, then the process.
