@@ -39,6 +39,13 @@ func (s *Source) httpTransport() mcp.Transport {
 	return &mcp.StreamableClientTransport{
 		Endpoint:   s.opts.Server,
 		HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}},
+		// nexus only calls tools: the answers (and whatever the server
+		// sends while answering) come on each call's own response. The
+		// standalone GET stream would only carry what nexus ignores (list
+		// changes, logging), hold a connection per server, and end the
+		// whole session after a few failed reconnects, where a session the
+		// server forgot is better found by the next call (withSession).
+		DisableStandaloneSSE: true,
 	}
 }
 
