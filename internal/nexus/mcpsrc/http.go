@@ -1,8 +1,10 @@
 package mcpsrc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,7 +64,43 @@ const sessionHeader = "Mcp-Session-Id"
 // servers (the Python SDK's, nexus's own) send one.
 type probe struct {
 	sent, sessionGone atomic.Bool
+	refused           atomic.Pointer[statusError] // the last answer with an error status
 }
+
+// statusError is an HTTP answer with an error status, which the SDK
+// reports by its status text alone.
+type statusError struct {
+	code int
+	body string // the start of the server's explanation
+	err  error  // the SDK's error, set by probe.explain
+}
+
+func (e *statusError) Error() string {
+	msg := fmt.Sprintf("HTTP %d %s", e.code, http.StatusText(e.code))
+	switch e.code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		msg += " (a missing or wrong @bearer token or @header?)"
+	}
+	if e.body != "" {
+		msg += ": " + e.body
+	}
+	return msg
+}
+
+func (e *statusError) Unwrap() error { return e.err }
+
+// explain returns err, the failure of the requests p saw, saying the HTTP
+// status and the server's words when the server refused one.
+func (p *probe) explain(err error) error {
+	e := p.refused.Load()
+	if e == nil {
+		return err
+	}
+	return &statusError{code: e.code, body: e.body, err: err}
+}
+
+// maxReason bounds how much of an error answer's body an error quotes.
+const maxReason = 300
 
 type probeKey struct{}
 
@@ -90,8 +128,21 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	p.sent.Store(true)
 	resp, err := t.base.RoundTrip(req)
-	if err == nil && resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPost && req.Header.Get(sessionHeader) != "" {
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	if resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPost && req.Header.Get(sessionHeader) != "" {
 		p.sessionGone.Store(true)
 	}
-	return resp, err
+	// The body is read here to quote it, and handed on whole to the SDK,
+	// which reads a JSON-RPC error from it.
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	reason := strings.Join(strings.Fields(string(body)), " ")
+	if len(reason) > maxReason {
+		reason = strings.ToValidUTF8(reason[:maxReason], "") + "..."
+	}
+	p.refused.Store(&statusError{code: resp.StatusCode, body: reason})
+	return resp, nil
 }

@@ -181,29 +181,39 @@ func (s *Source) Tools(ctx context.Context) ([]*mcp.Tool, error) {
 
 // withSession runs op on the open connection, opening one first when
 // there is none; op says which step failed. Over HTTP, when the server
-// answered one of op's requests that it does not know the session (it
-// expired, or the server restarted), or op's request was never sent
-// because the connection had already ended, op ran nowhere: a new session
-// is opened and op runs once more. A call that reached a session the
-// server knew is never repeated, since it may have run.
+// answered one of op's requests that it does not know the session (404:
+// it expired, or the server restarted), or op's request was never sent
+// because the connection had already failed, op ran nowhere: a new
+// session is opened and op runs once more. A call that reached a session
+// the server knew is never repeated, since it may have run; when it
+// failed with the connection, the next call opens a new one. (Over
+// stdio, the connection ends with the server's process, and the next
+// call starts it again.)
 func (s *Source) withSession(ctx context.Context, op func(context.Context, *conn) (string, error)) error {
 	for retried := false; ; retried = true {
-		c, err := s.dial(ctx)
+		dp := &probe{}
+		c, err := s.dial(withProbe(ctx, dp))
 		if err != nil {
-			return s.explain(ctx, c, "connect", err)
+			return s.explain(ctx, c, "connect", dp.explain(err))
 		}
 		p := &probe{}
 		step, err := op(withProbe(ctx, p), c)
 		if err == nil {
 			return nil
 		}
-		gone := c.proc == nil && ctx.Err() == nil && (p.sessionGone.Load() || !p.sent.Load() && c.hasEnded())
-		if !gone {
+		if c.proc != nil || ctx.Err() != nil {
 			return s.explain(ctx, c, step, err)
+		}
+		lost := c.hasEnded() || connectionLost(err)
+		if !p.sessionGone.Load() && !(lost && !p.sent.Load()) {
+			if lost {
+				s.drop(c) // for the next call to open a new session
+			}
+			return s.explain(ctx, c, step, p.explain(err))
 		}
 		s.drop(c)
 		if retried {
-			return fmt.Errorf("mcp server %s: %s: the session ended, and so did the new one opened in its place: %w", s.opts.Name, step, err)
+			return fmt.Errorf("mcp server %s: %s: the session ended, and so did the new one opened in its place: %w", s.opts.Name, step, p.explain(err))
 		}
 	}
 }
