@@ -68,8 +68,8 @@ func (f *fastMCP) restart(t *testing.T) {
 // of the protocol: stateless 2026-07-28, and 2025-11-25 with a session
 // (its 404 for an unknown session carries a JSON-RPC body, which the SDK
 // alone does not recognise). Each result shape, a tool's error, a restart
-// of the server between two calls, a cancelled call and one cut by the
-// timeout, both ended in the server.
+// of the server between two calls and one under a call, a cancelled call
+// and one cut by the timeout, both ended in the server.
 func TestFastMCP(t *testing.T) {
 	for _, tc := range []struct {
 		mode    []string
@@ -139,6 +139,26 @@ func testFastMCP(t *testing.T, version string, mode ...string) {
 		t.Errorf("cancelled sleep: %v, want context.Canceled", err)
 	}
 	pooltest.WaitFor(t, f.stderr, "sleep cancelled long")
+
+	// A call in flight when the server goes away may have run: it fails
+	// and is not made again, not even on the restarted server.
+	go func() {
+		_, err := src.Call(context.Background(), "sleep", map[string]any{"name": "lost", "seconds": 600})
+		done <- err
+	}()
+	pooltest.WaitFor(t, f.stderr, "sleep started lost")
+	f.restart(t)
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "mcp server fast: call sleep") {
+		t.Errorf("a sleep the server went away under: %v, want an error naming the server", err)
+	} else {
+		t.Logf("a sleep the server went away under: %v", err)
+	}
+	if r := call(t, src, "echo", map[string]any{"message": "after"}); !slices.Equal(r.Text, []string{"echo: after"}) {
+		t.Errorf("echo after the lost sleep: %q", r.Text)
+	}
+	if strings.Contains(f.stderr.String(), "sleep started lost") {
+		t.Errorf("the lost sleep ran again on the restarted server:\n%s", f.stderr)
+	}
 
 	short := newSource(t, Options{Name: "fast-short", Server: f.url, Timeout: 2 * time.Second})
 	_, err = short.Call(context.Background(), "sleep", map[string]any{"name": "timed", "seconds": 600})
