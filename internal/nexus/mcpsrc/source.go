@@ -293,17 +293,15 @@ func (s *Source) current() (*conn, error) {
 	if s.conn == nil {
 		return nil, nil
 	}
-	select {
-	case <-s.conn.ended:
-		s.conn.close()
-		if s.conn.proc != nil {
-			s.noteDeath(s.conn.proc.describe())
-		}
-		s.conn = nil
-		return nil, nil
-	default:
+	if !s.conn.hasEnded() {
 		return s.conn, nil
 	}
+	s.conn.close()
+	if s.conn.proc != nil {
+		s.noteDeath(s.conn.proc.describe())
+	}
+	s.conn = nil
+	return nil, nil
 }
 
 // open starts the server (for a command) and initializes a session with
