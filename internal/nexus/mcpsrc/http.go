@@ -59,9 +59,9 @@ const sessionHeader = "Mcp-Session-Id"
 // an operation: whether any was sent, and whether the server answered a
 // POST of one (a request, never the stream of its answer, which may come
 // after the call ran) with 404 to its session id, which means the server
-// does not know the session and ran nothing. The SDK alone cannot tell:
-// it sees that 404 only when the body is not a JSON-RPC error, and most
-// servers (the Python SDK's, nexus's own) send one.
+// does not know the session and ran nothing. The SDK alone never opens a
+// new session, and sees that 404 as a lost session only when its body is
+// not a JSON-RPC error with an id (nexus's own is).
 type probe struct {
 	sent, sessionGone atomic.Bool
 	refused           atomic.Pointer[statusError] // the last answer with an error status

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,14 +21,19 @@ import (
 // version (it rewrites the version the client asks for in initialize, so
 // the SDK's server negotiates down to it), records the version header of
 // every request, forgets every session (a restart of the server), or
-// answers every call with 404 for its session.
+// answers every call with 404 for its session; hold answers once the test
+// closes held.
 type sdkServer struct {
 	url     string
 	version string // pinned; "" leaves the client's
 	json    bool   // JSON answers instead of SSE
 
+	held    chan struct{} // hold waits for it to close
+	holding chan struct{} // hold sends on it when it starts
+
 	handler  atomic.Pointer[mcp.StreamableHTTPHandler]
 	refuse   atomic.Bool  // answer tools/call with 404, as for an unknown session
+	forget   sync.Map     // session ids answered 404 with a JSON-RPC error, as nexus does
 	adds     atomic.Int32 // calls of add that ran
 	inits    atomic.Int32 // initialize requests
 	mu       sync.Mutex
@@ -36,7 +42,8 @@ type sdkServer struct {
 
 func newSDKServer(t *testing.T, version string, jsonAnswers bool) *sdkServer {
 	t.Helper()
-	s := &sdkServer{version: version, json: jsonAnswers, versions: map[string]string{}}
+	s := &sdkServer{version: version, json: jsonAnswers, versions: map[string]string{},
+		held: make(chan struct{}), holding: make(chan struct{}, 1)}
 	s.restart()
 	ts := httptest.NewServer(http.HandlerFunc(s.serve)) // 127.0.0.1
 	t.Cleanup(ts.Close)
@@ -54,6 +61,15 @@ func (s *sdkServer) restart() {
 	mcp.AddTool(server, &mcp.Tool{Name: "add"}, func(_ context.Context, _ *mcp.CallToolRequest, x in) (*mcp.CallToolResult, out, error) {
 		s.adds.Add(1)
 		return nil, out{x.A + x.B}, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, out, error) {
+		s.holding <- struct{}{}
+		select {
+		case <-s.held:
+			return nil, out{42}, nil
+		case <-ctx.Done():
+			return nil, out{}, ctx.Err()
+		}
 	})
 	s.handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: s.version == "2026-07-28", JSONResponse: s.json}))
@@ -78,7 +94,13 @@ func (s *sdkServer) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if msg.Method == "tools/call" && s.refuse.Load() && r.Header.Get("Mcp-Session-Id") != "" {
-			http.Error(w, "session not found", http.StatusNotFound)
+			http.Error(w, "session not found", http.StatusNotFound) // as the SDK's server answers
+			return
+		}
+		if _, ok := s.forget.Load(r.Header.Get("Mcp-Session-Id")); ok && msg.Method != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"unknown or expired session"}}`, idOf(body))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -182,4 +204,67 @@ func TestHTTPSessionExpiry(t *testing.T) {
 	}
 	srv.refuse.Store(false)
 	addOnce(t, src, 4, 4)
+}
+
+// TestHTTPSessionExpiryConcurrent: calls in flight together when the
+// server forgot their session each get its 404, and each runs once on the
+// one new session that replaces it.
+func TestHTTPSessionExpiryConcurrent(t *testing.T) {
+	srv := newSDKServer(t, "", false)
+	src := newSource(t, Options{Name: "restarting", Server: srv.url})
+	addOnce(t, src, 1, 1)
+	srv.restart()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := src.Call(context.Background(), "add", map[string]any{"A": i, "B": i})
+			var out struct{ Sum int }
+			if err != nil || json.Unmarshal(r.Structured, &out) != nil || out.Sum != 2*i {
+				t.Errorf("add %d %d: %+v, %v", i, i, r, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := srv.adds.Load(); n != 17 {
+		t.Errorf("add ran %d times, want 17", n)
+	}
+	if n := srv.inits.Load(); n != 2 {
+		t.Errorf("%d initialize requests, want 2 (one new session for all the calls)", n)
+	}
+}
+
+// TestHTTPSessionReplacedUnderACall: a server that forgets the session
+// while one of its calls is still running (as a new instance may take over
+// while the old one finishes its work) answers the next call with 404 and
+// a JSON-RPC error, as nexus does: that call runs on a new session, and the
+// call in flight still gets its answer on the old one.
+func TestHTTPSessionReplacedUnderACall(t *testing.T) {
+	srv := newSDKServer(t, "", false)
+	src := newSource(t, Options{Name: "replaced", Server: srv.url})
+	addOnce(t, src, 1, 1)
+	old := src.conn.session.ID()
+	held := make(chan error, 1)
+	go func() {
+		r, err := src.Call(context.Background(), "hold", nil)
+		var out struct{ Sum int }
+		if err == nil && (json.Unmarshal(r.Structured, &out) != nil || out.Sum != 42) {
+			err = fmt.Errorf("hold answered %+v", r)
+		}
+		held <- err
+	}()
+	<-srv.holding
+	srv.forget.Store(old, true)
+	addOnce(t, src, 2, 2)
+	close(srv.held)
+	if err := <-held; err != nil {
+		t.Errorf("the call in flight on the replaced session: %v", err)
+	}
+	if n := srv.inits.Load(); n != 2 {
+		t.Errorf("%d initialize requests, want 2", n)
+	}
+	if src.conn.session.ID() == old {
+		t.Errorf("still on session %s", old)
+	}
 }

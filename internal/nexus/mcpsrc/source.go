@@ -97,6 +97,11 @@ type conn struct {
 	proc    *process // nil over HTTP
 	ended   chan struct{}
 
+	// Guarded by Source.mu: the calls using the connection, and whether
+	// its session is gone, so that the last of them closes it.
+	users   int
+	dropped bool
+
 	mu    sync.Mutex
 	tools []*mcp.Tool
 }
@@ -198,20 +203,22 @@ func (s *Source) withSession(ctx context.Context, op func(context.Context, *conn
 		}
 		p := &probe{}
 		step, err := op(withProbe(ctx, p), c)
-		if err == nil {
+		if err == nil || c.proc != nil || ctx.Err() != nil {
+			s.release(c, false)
+			if err != nil {
+				return s.explain(ctx, c, step, err)
+			}
 			return nil
 		}
-		if c.proc != nil || ctx.Err() != nil {
-			return s.explain(ctx, c, step, err)
-		}
-		lost := c.hasEnded() || connectionLost(err)
-		if !p.sessionGone.Load() && !(lost && !p.sent.Load()) {
-			if lost {
-				s.drop(c) // for the next call to open a new session
-			}
+		// A request that failed alone (its HTTP connection broke, the
+		// server refused it) leaves the session to the other calls; the
+		// SDK closing the session does not.
+		broken := c.hasEnded() || errors.Is(err, mcp.ErrConnectionClosed)
+		again := p.sessionGone.Load() || broken && !p.sent.Load()
+		s.release(c, again || broken)
+		if !again {
 			return s.explain(ctx, c, step, p.explain(err))
 		}
-		s.drop(c)
 		if retried {
 			return fmt.Errorf("mcp server %s: %s: the session ended, and so did the new one opened in its place: %w", s.opts.Name, step, p.explain(err))
 		}
@@ -232,7 +239,7 @@ func (s *Source) Close() error {
 }
 
 // dial returns the open connection, opening one when there is none or the
-// last one ended (its server exited). One caller opens it while the others
+// last one ended (its server exited), for a use that release ends. One caller opens it while the others
 // wait, each no longer than its ctx allows.
 func (s *Source) dial(ctx context.Context) (*conn, error) {
 	if c, err := s.current(); c != nil || err != nil {
@@ -268,21 +275,32 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 		c.close()
 		return nil, fmt.Errorf("closed")
 	}
+	c.users = 1
 	s.conn = c
 	return c, nil
 }
 
-// drop forgets c, the open connection, and closes it: its session is gone.
-func (s *Source) drop(c *conn) {
+// release ends a use of c that dial began. With drop, c's session is
+// gone: no later call gets c, and the last call using it closes it (not
+// before, since closing the SDK's session ends the calls in flight on it,
+// whose own answers tell whether they may have run).
+func (s *Source) release(c *conn, drop bool) {
 	s.mu.Lock()
-	if s.conn == c {
-		s.conn = nil
+	c.users--
+	if drop {
+		c.dropped = true
+		if s.conn == c {
+			s.conn = nil
+		}
 	}
+	last := c.dropped && c.users == 0
 	s.mu.Unlock()
-	c.close()
+	if last {
+		c.close()
+	}
 }
 
-// current returns the open connection; nil when there is none, after
+// current returns the open connection, for a use; nil when there is none, after
 // counting the death of the server of one that ended.
 func (s *Source) current() (*conn, error) {
 	s.mu.Lock()
@@ -294,6 +312,7 @@ func (s *Source) current() (*conn, error) {
 		return nil, nil
 	}
 	if !s.conn.hasEnded() {
+		s.conn.users++
 		return s.conn, nil
 	}
 	s.conn.close()
