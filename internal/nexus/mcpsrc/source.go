@@ -5,7 +5,8 @@
 // transports, and this package adds what nexus needs around them: the
 // server's process (clean environment, working directory, stderr prefixed
 // with its name, killed with its group), connection on first use, restart
-// after the server exits, a per-request timeout, and errors that name the
+// after the server exits, over HTTP a new session when the server forgot
+// the old one (404), a per-request timeout, and errors that name the
 // server.
 package mcpsrc
 
