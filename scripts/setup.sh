@@ -91,13 +91,13 @@ npm_ci "$root/integration/mcpclient" "@modelcontextprotocol/sdk"
 npm_ci "$root/integration/conformance" "@modelcontextprotocol/conformance"
 # Other MCP servers, at pinned versions, that the tests of nexus's MCP
 # client (internal/nexus/mcpsrc) call: server-everything from npm, and
-# mcp-server-time from PyPI in a private venv (its pins, dependencies
-# included, are integration/mcpservers/requirements.txt).
+# mcp-server-time and FastMCP from PyPI in a private venv (their pins,
+# dependencies included, are integration/mcpservers/requirements.txt).
 npm_ci "$root/integration/mcpservers" "@modelcontextprotocol/server-everything"
 servers="$root/integration/mcpservers"
-if [ ! -x "$servers/.venv/bin/mcp-server-time" ] ||
+if [ ! -x "$servers/.venv/bin/mcp-server-time" ] || [ ! -x "$servers/.venv/bin/fastmcp" ] ||
 	[ "$servers/requirements.txt" -nt "$servers/.venv/bin/mcp-server-time" ]; then
-	echo "setup: installing mcp-server-time into integration/mcpservers/.venv"
+	echo "setup: installing mcp-server-time and fastmcp into integration/mcpservers/.venv"
 	[ -x "$servers/.venv/bin/pip" ] || python3 -m venv "$servers/.venv" || {
 		echo "setup: python3 -m venv failed (Debian needs python3-venv)" >&2
 		exit 1

@@ -5,7 +5,8 @@
 // transports, and this package adds what nexus needs around them: the
 // server's process (clean environment, working directory, stderr prefixed
 // with its name, killed with its group), connection on first use, restart
-// after the server exits, a per-request timeout, and errors that name the
+// after the server exits, over HTTP a new session when the server forgot
+// the old one (404), a per-request timeout, and errors that name the
 // server.
 package mcpsrc
 
@@ -101,6 +102,11 @@ type conn struct {
 	proc    *process // nil over HTTP
 	ended   chan struct{}
 
+	// Guarded by Source.mu: the calls using the connection, and whether
+	// its session is gone, so that the last of them closes it.
+	users   int
+	dropped bool
+
 	mu    sync.Mutex
 	tools []*mcp.Tool
 }
@@ -152,19 +158,20 @@ var errTimeout = errors.New("mcp request timed out")
 func (s *Source) Call(ctx context.Context, tool string, args map[string]any) (Result, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errTimeout)
 	defer cancel()
-	c, err := s.dial(ctx)
-	if err != nil {
-		return Result{}, s.explain(ctx, c, "connect", err)
-	}
-	if err := c.checkTool(ctx, s.opts.Name, tool); err != nil {
-		return Result{}, s.explain(ctx, c, "list tools", err)
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	var res *mcp.CallToolResult
+	err := s.withSession(ctx, func(ctx context.Context, c *conn) (string, error) {
+		if err := c.checkTool(ctx, s.opts.Name, tool); err != nil {
+			return "list tools", err
+		}
+		var err error
+		res, err = c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		return "call " + tool, err
+	})
 	if err != nil {
-		return Result{}, s.explain(ctx, c, "call "+tool, err)
+		return Result{}, err
 	}
 	return newResult(res)
 }
@@ -173,15 +180,54 @@ func (s *Source) Call(ctx context.Context, tool string, args map[string]any) (Re
 func (s *Source) Tools(ctx context.Context) ([]*mcp.Tool, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errTimeout)
 	defer cancel()
-	c, err := s.dial(ctx)
-	if err != nil {
-		return nil, s.explain(ctx, c, "connect", err)
+	var tools []*mcp.Tool
+	err := s.withSession(ctx, func(ctx context.Context, c *conn) (string, error) {
+		var err error
+		tools, err = c.listTools(ctx)
+		return "list tools", err
+	})
+	return tools, err
+}
+
+// withSession runs op on the open connection, opening one first when
+// there is none; op says which step failed. Over HTTP, when the server
+// answered one of op's requests that it does not know the session (404:
+// it expired, or the server restarted), or op's request was never sent
+// because the connection had already failed, op ran nowhere: a new
+// session is opened and op runs once more. A call that reached a session
+// the server knew is never repeated, since it may have run; when it
+// failed with the connection, the next call opens a new one. (Over
+// stdio, the connection ends with the server's process, and the next
+// call starts it again.)
+func (s *Source) withSession(ctx context.Context, op func(context.Context, *conn) (string, error)) error {
+	for retried := false; ; retried = true {
+		dp := &probe{}
+		c, err := s.dial(withProbe(ctx, dp))
+		if err != nil {
+			return s.explain(ctx, c, "connect", dp.explain(err))
+		}
+		p := &probe{}
+		step, err := op(withProbe(ctx, p), c)
+		if err == nil || c.proc != nil || ctx.Err() != nil {
+			s.release(c, false)
+			if err != nil {
+				return s.explain(ctx, c, step, err)
+			}
+			return nil
+		}
+		// A request that failed alone (its HTTP connection broke, the
+		// server refused it) leaves the session to the other calls; the
+		// SDK closing the session does not.
+		broken := c.hasEnded() || errors.Is(err, mcp.ErrConnectionClosed)
+		again := p.sessionGone.Load() || broken && !p.sent.Load()
+		s.release(c, again || broken)
+		if !again {
+			return s.explain(ctx, c, step, p.explain(err))
+		}
+		if retried {
+			return fmt.Errorf("mcp server %s: %s: the session ended, and so did the new one opened in its place: %w", s.opts.Name, step, p.explain(err))
+		}
 	}
-	tools, err := c.listTools(ctx)
-	if err != nil {
-		return nil, s.explain(ctx, c, "list tools", err)
-	}
-	return tools, nil
 }
 
 // Close ends the session and the server's process. Calls after Close fail.
@@ -198,7 +244,7 @@ func (s *Source) Close() error {
 }
 
 // dial returns the open connection, opening one when there is none or the
-// last one ended (its server exited). One caller opens it while the others
+// last one ended (its server exited), for a use that release ends. One caller opens it while the others
 // wait, each no longer than its ctx allows.
 func (s *Source) dial(ctx context.Context) (*conn, error) {
 	if c, err := s.current(); c != nil || err != nil {
@@ -234,11 +280,32 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 		c.close()
 		return nil, fmt.Errorf("closed")
 	}
+	c.users = 1
 	s.conn = c
 	return c, nil
 }
 
-// current returns the open connection; nil when there is none, after
+// release ends a use of c that dial began. With drop, c's session is
+// gone: no later call gets c, and the last call using it closes it (not
+// before, since closing the SDK's session ends the calls in flight on it,
+// whose own answers tell whether they may have run).
+func (s *Source) release(c *conn, drop bool) {
+	s.mu.Lock()
+	c.users--
+	if drop {
+		c.dropped = true
+		if s.conn == c {
+			s.conn = nil
+		}
+	}
+	last := c.dropped && c.users == 0
+	s.mu.Unlock()
+	if last {
+		c.close()
+	}
+}
+
+// current returns the open connection, for a use; nil when there is none, after
 // counting the death of the server of one that ended.
 func (s *Source) current() (*conn, error) {
 	s.mu.Lock()
@@ -249,17 +316,16 @@ func (s *Source) current() (*conn, error) {
 	if s.conn == nil {
 		return nil, nil
 	}
-	select {
-	case <-s.conn.ended:
-		s.conn.close()
-		if s.conn.proc != nil {
-			s.noteDeath(s.conn.proc.describe())
-		}
-		s.conn = nil
-		return nil, nil
-	default:
+	if !s.conn.hasEnded() {
+		s.conn.users++
 		return s.conn, nil
 	}
+	s.conn.close()
+	if s.conn.proc != nil {
+		s.noteDeath(s.conn.proc.describe())
+	}
+	s.conn = nil
+	return nil, nil
 }
 
 // open starts the server (for a command) and initializes a session with
@@ -401,6 +467,16 @@ func (c *conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	c.tools = tools
 	c.mu.Unlock()
 	return tools, nil
+}
+
+// hasEnded reports whether the session ended (the SDK saw it fail).
+func (c *conn) hasEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
 }
 
 // close ends the session, then the process.
