@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/osproc"
 	"github.com/nexus-run/nexus/internal/pooltest"
@@ -306,5 +307,43 @@ func TestCloseEndsServer(t *testing.T) {
 	}
 	if _, err := s.Call(context.Background(), "echo", nil); err == nil {
 		t.Error("a call after Close succeeded")
+	}
+}
+
+// chattyServer is a Python SDK server that prints a banner on its stdout
+// before the protocol starts, as careless servers do. (print in a tool
+// goes to stderr with this SDK.)
+const chattyServer = `
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("chatty")
+
+@mcp.tool()
+def shout(message: str) -> str:
+    return message.upper()
+
+print("chatty server v1 starting", flush=True)
+mcp.run()
+`
+
+// TestServerPrintingOnStdout: lines of a stdio server's stdout that are
+// not messages go to stderr, prefixed and marked, and the connection goes
+// on; the SDK alone ended it at the banner.
+func TestServerPrintingOnStdout(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "chatty.py")
+	if err := os.WriteFile(script, []byte(chattyServer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	python := serverCommand(t, filepath.Join(".venv", "bin", "python"))
+	stderr := &pooltest.Buffer{}
+	s := newSource(t, Options{Name: "chatty", Server: mcpaddr.Join([]string{python, script}), Stderr: stderr})
+	for _, m := range []string{"one", "two"} {
+		if r := call(t, s, "shout", map[string]any{"message": m}); len(r.Text) != 1 || r.Text[0] != strings.ToUpper(m) {
+			t.Errorf("shout %s: got %q", m, r.Text)
+		}
+	}
+	s.Close()
+	if want := "chatty: (on stdout, not a message) chatty server v1 starting\n"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not hold %q:\n%s", want, stderr.String())
 	}
 }
