@@ -115,7 +115,7 @@ func (g *generator) name(tools []*mcp.Tool) {
 	g.aliases = make([]string, len(tools))
 	if g.opts.Prefix == "" {
 		for i, t := range tools {
-			if isFunctionName(t.Name) && !taken[t.Name] {
+			if keepsName(t.Name) && !taken[t.Name] {
 				g.aliases[i] = t.Name
 				taken[t.Name] = true
 			}

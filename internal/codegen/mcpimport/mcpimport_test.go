@@ -234,15 +234,22 @@ func TestAliases(t *testing.T) {
 		tool(t, "3d.render", "", `{"type":"object"}`, ""),
 		tool(t, "überprüfen", "", `{"type":"object"}`, ""),
 		tool(t, "--", "", `{"type":"object"}`, ""),
+		tool(t, strings.Repeat("x", 300), "", `{"type":"object"}`, ""),
+		tool(t, strings.Repeat("y", 64), "", `{"type":"object"}`, ""),
+		tool(t, strings.Repeat("y", 65), "", `{"type":"object"}`, ""),
 	}
+	x64, y63, y64 := strings.Repeat("x", 64), strings.Repeat("y", 63), strings.Repeat("y", 64)
 	for _, c := range []struct {
 		prefix string
 		want   []string
 	}{
 		// getSum keeps its own name; get-sum, the first to want it as an
 		// alias, takes getSum2, and get_sum, valid as it is, stays.
-		{"", []string{"echo", "getSum2", "get_sum", "getSum", "getWeather", "import_", "tool3dRender", "berprFen", "tool"}},
-		{"ev", []string{"evEcho", "evGetSum", "evGetSum2", "evGetSum3", "evGetWeather", "evImport", "ev3dRender", "evBerprFen", "ev"}},
+		// A command's name is at most 64 characters: a longer one is cut,
+		// and a number replaces its end.
+		{"", []string{"echo", "getSum2", "get_sum", "getSum", "getWeather", "import_", "tool3dRender", "berprFen", "tool", x64, y64, y63 + "2"}},
+		{"ev", []string{"evEcho", "evGetSum", "evGetSum2", "evGetSum3", "evGetWeather", "evImport", "ev3dRender", "evBerprFen", "ev",
+			"evX" + x64[:61], "evY" + y64[:61], "evY" + y64[:60] + "2"}},
 	} {
 		out, _ := Generate(Options{Server: "srv", Prefix: c.prefix}, tools)
 		f := parse(t, out)
