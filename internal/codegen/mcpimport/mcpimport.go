@@ -19,6 +19,7 @@
 package mcpimport
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -175,6 +176,9 @@ func (g *generator) sourceLine(b *strings.Builder, tools []*mcp.Tool, imported [
 // signature is the signature of tool t, named alias, with its docstrings;
 // an error when its arguments cannot be named.
 func (g *generator) signature(t *mcp.Tool, alias string) (string, error) {
+	if t.Name == "" {
+		return "", errors.New("it has no name to call it by")
+	}
 	in, _ := t.InputSchema.(map[string]any)
 	sc := scope{root: in}
 	base := typeName(alias)

@@ -449,9 +449,10 @@ func TestSkipped(t *testing.T) {
 		tool(t, "ok", "", `{"type":"object","properties":{"a":{"type":"string"}}}`, ""),
 		tool(t, "bad", "", `{"type":"object","properties":{"_meta":{"type":"string"}}}`, ""),
 		tool(t, "spaced", "", `{"type":"object","properties":{"two words":{"type":"string"}}}`, ""),
+		tool(t, "", "", `{"type":"object"}`, ""),
 	}
 	out, skipped := Generate(Options{Server: "srv"}, tools)
-	if len(skipped) != 2 || skipped[0].Tool != "bad" || skipped[1].Tool != "spaced" {
+	if len(skipped) != 3 || skipped[0].Tool != "bad" || skipped[1].Tool != "spaced" || skipped[2].Tool != "" {
 		t.Fatalf("skipped %v", skipped)
 	}
 	f := parse(t, out)
