@@ -347,3 +347,38 @@ func TestServerPrintingOnStdout(t *testing.T) {
 		t.Errorf("stderr does not hold %q:\n%s", want, stderr.String())
 	}
 }
+
+// bigServer answers as many MiB of text as it is asked for.
+const bigServer = `
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("big")
+
+@mcp.tool(structured_output=False)
+def big(mib: int) -> str:
+    return "x" * (mib << 20)
+
+mcp.run()
+`
+
+// TestLargeAnswers: an answer of 20 MiB arrives whole (the SDK alone
+// refused more than 16); one over maxMessage fails the call saying so, and
+// the next call gets a new connection.
+func TestLargeAnswers(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "big.py")
+	if err := os.WriteFile(script, []byte(bigServer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	python := serverCommand(t, filepath.Join(".venv", "bin", "python"))
+	s := newSource(t, Options{Name: "big", Server: mcpaddr.Join([]string{python, script})})
+	if r := call(t, s, "big", map[string]any{"mib": 20}); len(r.Text) != 1 || len(r.Text[0]) != 20<<20 {
+		t.Errorf("big 20: %d text blocks", len(r.Text))
+	}
+	_, err := s.Call(context.Background(), "big", map[string]any{"mib": maxMessage>>20 + 1})
+	if want := "a message from the server is over 64 MiB"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("big %d: error %v, want one saying %q", maxMessage>>20+1, err, want)
+	}
+	if r := call(t, s, "big", map[string]any{"mib": 1}); len(r.Text) != 1 || len(r.Text[0]) != 1<<20 {
+		t.Errorf("big 1 after the error: %d text blocks", len(r.Text))
+	}
+}

@@ -118,14 +118,24 @@ func closeAll(files ...*os.File) {
 // JSON. Servers that print a banner or a log line there are common, and
 // the TypeScript and Python SDKs' clients skip such lines, so nexus does
 // too: they go to stderr with the server's other output (messageLines).
+//
+// messageLines also bounds a message at maxMessage, so the SDK's own bound
+// is turned off.
 func (p *process) transport() mcp.Transport {
-	return &mcp.IOTransport{Reader: keepOpen{newMessageLines(p.stdout, p.stderr)}, Writer: p.stdin}
+	return &mcp.IOTransport{Reader: keepOpen{newMessageLines(p.stdout, p.stderr)}, Writer: p.stdin, MaxLineLength: -1}
 }
 
 // keepOpen is a reader whose Close does nothing.
 type keepOpen struct{ io.Reader }
 
 func (keepOpen) Close() error { return nil }
+
+// maxMessage bounds one message from a stdio server, as nexus's own stdio
+// server bounds one from its client (mcp --max-line): a tool may answer
+// tens of megabytes (an image, a file), and no more than this is held in
+// memory for one line. The SDK's default, 16 MiB, refused a 20 MB answer
+// with a message that named no size.
+const maxMessage = 64 << 20
 
 // maxNoiseLine bounds what is kept of one line of a server's stdout that
 // is not a message: enough for any log line, and a server that writes
@@ -142,6 +152,7 @@ type messageLines struct {
 
 	midLine bool   // the last chunk read did not end its line
 	pass    bool   // the line being read is passed on
+	size    int    // bytes of the line being read so far
 	pending []byte // what is passed on and not read yet
 	junk    []byte // the start of the noise line being read
 	err     error  // the error of the underlying reader, once seen
@@ -168,9 +179,14 @@ func (m *messageLines) Read(b []byte) (int, error) {
 		}
 		if !m.midLine {
 			m.pass = mayBeMessage(chunk)
+			m.size = 0
 		}
 		m.midLine = chunk[len(chunk)-1] != '\n'
 		if m.pass {
+			if m.size += len(chunk); m.size > maxMessage {
+				m.err = fmt.Errorf("a message from the server is over %d MiB, the most nexus reads", maxMessage>>20)
+				return 0, m.err
+			}
 			m.pending = chunk
 			continue
 		}
