@@ -310,9 +310,10 @@ func TestCloseEndsServer(t *testing.T) {
 	}
 }
 
-// chattyServer is a Python SDK server that prints a banner on its stdout
-// before the protocol starts, as careless servers do. (print in a tool
-// goes to stderr with this SDK.)
+// chattyServer is a Python SDK server that prints on its stdout before
+// the protocol starts, as careless servers do: a banner, a JSON log line
+// and a line that only looks like JSON. (print in a tool goes to stderr
+// with this SDK.)
 const chattyServer = `
 from mcp.server.mcpserver import MCPServer
 
@@ -323,6 +324,8 @@ def shout(message: str) -> str:
     return message.upper()
 
 print("chatty server v1 starting", flush=True)
+print('{"level": "info", "msg": "listening on stdio"}', flush=True)
+print("{ready}", flush=True)
 mcp.run()
 `
 
@@ -343,8 +346,10 @@ func TestServerPrintingOnStdout(t *testing.T) {
 		}
 	}
 	s.Close()
-	if want := "chatty: (on stdout, not a message) chatty server v1 starting\n"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr does not hold %q:\n%s", want, stderr.String())
+	for _, line := range []string{"chatty server v1 starting", `{"level": "info", "msg": "listening on stdio"}`, "{ready}"} {
+		if want := "chatty: (on stdout, not a message) " + line + "\n"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not hold %q:\n%s", want, stderr.String())
+		}
 	}
 }
 

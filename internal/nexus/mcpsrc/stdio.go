@@ -2,6 +2,8 @@ package mcpsrc
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,9 +145,11 @@ const maxMessage = 64 << 20
 const maxNoiseLine = 4 << 10
 
 // messageLines reads a stdio server's stdout, passing on the lines that
-// may be JSON-RPC messages (those starting with { or [, and blank ones)
-// and writing every other line to noise, marked as stdout. A line is
-// judged by its start, so a message of any length streams through.
+// may be JSON-RPC messages and writing every other line to noise, marked
+// as stdout. A line that fits in the reader's buffer must be a JSON-RPC
+// message, a JSON list (a batch) or blank: a JSON log line is noise too.
+// A longer one is judged by its start ({ or [), so a message of any
+// length streams through.
 type messageLines struct {
 	r     *bufio.Reader
 	noise *prefixWriter
@@ -159,7 +163,7 @@ type messageLines struct {
 }
 
 func newMessageLines(r io.Reader, noise *prefixWriter) *messageLines {
-	return &messageLines{r: bufio.NewReader(r), noise: noise}
+	return &messageLines{r: bufio.NewReaderSize(r, wholeLine), noise: noise}
 }
 
 func (m *messageLines) Read(b []byte) (int, error) {
@@ -211,11 +215,30 @@ func (m *messageLines) flushJunk() {
 	m.junk = m.junk[:0]
 }
 
-// mayBeMessage reports whether a line starting with start may be a
-// JSON-RPC message or a batch of them, or is blank.
+// wholeLine is the size of messageLines' buffer: the longest line it
+// checks whole. Most messages fit; checking one costs about as much as
+// the SDK's decoding of it.
+const wholeLine = 64 << 10
+
+// mayBeMessage reports whether a line starting with start (all of it
+// when it ends with a newline) may be a JSON-RPC message or a batch of
+// them, or is blank.
 func mayBeMessage(start []byte) bool {
-	rest := strings.TrimLeft(string(start), " \t\r\n")
-	return rest == "" || rest[0] == '{' || rest[0] == '['
+	rest := bytes.TrimLeft(start, " \t\r\n")
+	switch {
+	case len(rest) == 0:
+		return true
+	case rest[0] == '[':
+		return start[len(start)-1] != '\n' || json.Valid(rest)
+	case rest[0] != '{':
+		return false
+	case start[len(start)-1] != '\n':
+		return true
+	}
+	var msg struct {
+		Version *string `json:"jsonrpc"`
+	}
+	return json.Unmarshal(rest, &msg) == nil && msg.Version != nil
 }
 
 // hasExited reports whether the process has been reaped.
