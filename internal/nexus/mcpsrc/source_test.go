@@ -310,6 +310,17 @@ func TestCloseEndsServer(t *testing.T) {
 	}
 }
 
+// pythonServer is the command line of a server written in Python with the
+// SDK make setup installs: script run by its interpreter.
+func pythonServer(t *testing.T, script string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "server.py")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mcpaddr.Join([]string{serverCommand(t, filepath.Join(".venv", "bin", "python")), file})
+}
+
 // chattyServer is a Python SDK server that prints on its stdout before
 // the protocol starts, as careless servers do: a banner, a JSON log line
 // and a line that only looks like JSON. (print in a tool goes to stderr
@@ -333,13 +344,8 @@ mcp.run()
 // not messages go to stderr, prefixed and marked, and the connection goes
 // on; the SDK alone ended it at the banner.
 func TestServerPrintingOnStdout(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "chatty.py")
-	if err := os.WriteFile(script, []byte(chattyServer), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	python := serverCommand(t, filepath.Join(".venv", "bin", "python"))
 	stderr := &pooltest.Buffer{}
-	s := newSource(t, Options{Name: "chatty", Server: mcpaddr.Join([]string{python, script}), Stderr: stderr})
+	s := newSource(t, Options{Name: "chatty", Server: pythonServer(t, chattyServer), Stderr: stderr})
 	for _, m := range []string{"one", "two"} {
 		if r := call(t, s, "shout", map[string]any{"message": m}); len(r.Text) != 1 || r.Text[0] != strings.ToUpper(m) {
 			t.Errorf("shout %s: got %q", m, r.Text)
@@ -370,12 +376,7 @@ mcp.run()
 // refused more than 16); one over maxMessage fails the call saying so, and
 // the next call gets a new connection.
 func TestLargeAnswers(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "big.py")
-	if err := os.WriteFile(script, []byte(bigServer), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	python := serverCommand(t, filepath.Join(".venv", "bin", "python"))
-	s := newSource(t, Options{Name: "big", Server: mcpaddr.Join([]string{python, script})})
+	s := newSource(t, Options{Name: "big", Server: pythonServer(t, bigServer)})
 	if r := call(t, s, "big", map[string]any{"mib": 20}); len(r.Text) != 1 || len(r.Text[0]) != 20<<20 {
 		t.Errorf("big 20: %d text blocks", len(r.Text))
 	}
