@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,12 @@ func mcpImport(c *cli.Context) error {
 	ctx, stop := onSignals(func() { src.Close() })
 	defer stop()
 	tools, err := src.Tools(ctx)
+	if err != nil && context.Cause(ctx) == errSignal {
+		// Ctrl-C is no failure of the server's: say so, and exit as
+		// nexus run does.
+		fmt.Fprintln(c.App.ErrWriter, "nexus: mcp-import: interrupted")
+		return exitCode(130)
+	}
 	if err != nil {
 		// What the server said may tell why; on success it is only noise
 		// (server-everything prints a stack trace when its stdin closes).
