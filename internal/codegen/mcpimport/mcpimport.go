@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -234,7 +235,7 @@ func writeRecord(b *strings.Builder, r *record) {
 // would read as a directive (`key: value`, `@key`) is changed just enough
 // to stay text: a description must not rename a command or set a default.
 func writeDoc(b *strings.Builder, indent, text string) {
-	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+	text = strings.TrimSpace(printable(strings.ReplaceAll(text, "\r\n", "\n")))
 	if text == "" {
 		return
 	}
@@ -278,5 +279,18 @@ func directiveLike(line string) bool {
 
 // oneLine is s on one line, for a `--` comment.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(printable(s)), " ")
+}
+
+// printable is s with every control character but newline and tab made a
+// space. A server's descriptions and names reach the program's text, its
+// --help and its tools' descriptions; a terminal escape or a NUL in them
+// would act on the terminal that shows them or end the text early.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -420,6 +421,24 @@ func TestDocstrings(t *testing.T) {
 	}
 	if !strings.Contains(out, `--' One of "a", "b".`) {
 		t.Errorf("the enum values are not documented:\n%s", out)
+	}
+}
+
+// TestDocstringControls: control characters of a server's descriptions
+// and tool names (a terminal escape, a NUL) are not written into the
+// program, where its --help would print them.
+func TestDocstringControls(t *testing.T) {
+	in := `{"type":"object","properties":{"q":{"type":"string","description":"nul\u0000 here"}}}`
+	out, _ := Generate(Options{Server: "srv"}, []*mcp.Tool{
+		tool(t, "find", "red \x1b[31mtext\x07 and\ttab", in, ""),
+		tool(t, "bad\x1b[2J", "", `{"type":"object","properties":{"_x":{}}}`, ""),
+	})
+	if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }); i >= 0 {
+		t.Errorf("control character %q in the output:\n%q", out[i], out)
+	}
+	sig := parse(t, out).Signatures[0]
+	if got, want := strings.TrimSpace(sig.Doc[0].Text), "red  [31mtext  and\ttab"; got != want {
+		t.Errorf("docstring %q, want %q", got, want)
 	}
 }
 
