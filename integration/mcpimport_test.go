@@ -2,11 +2,17 @@ package integration
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // installedMCPServer returns the absolute path of a test MCP server that
@@ -171,4 +177,41 @@ func TestMCPImportHTTP(t *testing.T) {
 func runEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
 	return runIn(t, t.TempDir(), nil, "env", append(append(env, nexusBin), args...)...)
+}
+
+// TestMCPImportInterrupted: Ctrl-C while the server has not answered ends
+// mcp-import with exit 130 and "interrupted" (not the server's failure),
+// and the server is stopped before nexus exits.
+func TestMCPImportInterrupted(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The server says its pid once started, then never answers.
+	cmd := exec.Command(nexusBin, "mcp-import", "sh -c 'echo $$ > "+fifo+"; exec sleep 600'")
+	var stderr pooltest.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	said, err := os.ReadFile(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := strconv.Atoi(strings.TrimSpace(string(said)))
+	if err != nil {
+		t.Fatalf("the server's pid: %q", said)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 || stderr.String() != "nexus: mcp-import: interrupted\n" {
+		t.Errorf("Ctrl-C: exit %d, stderr %q; want 130, interrupted", code, stderr.String())
+	}
+	if err := syscall.Kill(server, 0); !errors.Is(err, syscall.ESRCH) {
+		syscall.Kill(server, syscall.SIGKILL)
+		t.Errorf("the server (pid %d) outlived mcp-import: %v", server, err)
+	}
 }

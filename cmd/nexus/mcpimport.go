@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nexus-run/nexus/internal/codegen/mcpimport"
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/internal/nexus/mcpsrc"
 )
 
@@ -70,6 +72,12 @@ func mcpImport(c *cli.Context) error {
 	ctx, stop := onSignals(func() { src.Close() })
 	defer stop()
 	tools, err := src.Tools(ctx)
+	if err != nil && context.Cause(ctx) == errSignal {
+		// Ctrl-C is no failure of the server's: say so, and exit as
+		// nexus run does.
+		fmt.Fprintln(c.App.ErrWriter, "nexus: mcp-import: interrupted")
+		return exitCode(130)
+	}
 	if err != nil {
 		// What the server said may tell why; on success it is only noise
 		// (server-everything prints a stack trace when its stdin closes).
@@ -77,14 +85,14 @@ func mcpImport(c *cli.Context) error {
 		return err
 	}
 	if len(tools) == 0 {
-		return fmt.Errorf("mcp server %s lists no tools; there is nothing to import", opts.Server)
+		return fmt.Errorf("mcp server %s lists no tools; there is nothing to import", mcpaddr.Redact(opts.Server))
 	}
 	text, skipped := mcpimport.Generate(opts, tools)
 	for _, s := range skipped {
 		fmt.Fprintf(c.App.ErrWriter, "nexus: mcp-import: tool %q is not imported: %s\n", s.Tool, s.Reason)
 	}
 	if len(skipped) == len(tools) {
-		return fmt.Errorf("mcp server %s: none of its tools can be imported", opts.Server)
+		return fmt.Errorf("mcp server %s: none of its tools can be imported", mcpaddr.Redact(opts.Server))
 	}
 	_, err = fmt.Fprint(c.App.Writer, text)
 	return err
@@ -127,10 +135,10 @@ func importOptions(c *cli.Context, stderr io.Writer) (mcpimport.Options, *mcpsrc
 	if opts.Module != "" && !modulePattern.MatchString(opts.Module) {
 		return fail("--module %s: a module name is lowercase words joined by - or .", opts.Module)
 	}
-	http := strings.HasPrefix(opts.Server, "http://") || strings.HasPrefix(opts.Server, "https://")
+	http := mcpaddr.IsHTTP(opts.Server)
 	switch {
 	case http && (len(opts.Env) > 0 || opts.Cwd != ""):
-		return fail("--env and --cwd apply to a server started as a command, and %s is an HTTP endpoint", opts.Server)
+		return fail("--env and --cwd apply to a server started as a command, and %s is an HTTP endpoint", mcpaddr.Redact(opts.Server))
 	case !http && (opts.Bearer != "" || len(opts.Headers) > 0):
 		return fail("--bearer and --header apply to an HTTP server, and %s is a command", opts.Server)
 	}
@@ -151,6 +159,8 @@ func importOptions(c *cli.Context, stderr io.Writer) (mcpimport.Options, *mcpsrc
 		bearer = v
 	}
 	src, err := mcpsrc.New(mcpsrc.Options{
+		// Errors name the server as given, but never with a password.
+		Name:    mcpaddr.Redact(opts.Server),
 		Server:  opts.Server,
 		Stderr:  stderr,
 		Env:     opts.Env,

@@ -98,6 +98,9 @@ func TestMCPImportFailures(t *testing.T) {
 		{[]string{"sh -c 'echo cannot open the database >&2; exit 3'"}, 1, []string{"cannot open the database", "the server exited (exit status 3)"}},
 		{[]string{"sleep 30", "--timeout", "300"}, 1, []string{"nexus: mcp server sleep 30: connect: no answer within 300ms"}},
 		{[]string{"http://127.0.0.1:1/mcp"}, 1, []string{"nexus: mcp server http://127.0.0.1:1/mcp: connect:", "connection refused"}},
+		{[]string{"http://user:s3cret@127.0.0.1:1/mcp"}, 1, []string{"nexus: mcp server http://user:***@127.0.0.1:1/mcp: connect:", "connection refused"}},
+		{[]string{"https://user:s3cret@/mcp"}, 2, []string{`nexus: mcp server "https://user:***@/mcp": not a valid http(s) URL`}},
+		{[]string{"https://user:s3cret@127.0.0.1:1/mcp", "--cwd", "/tmp"}, 2, []string{"and https://user:***@127.0.0.1:1/mcp is an HTTP endpoint"}},
 		{[]string{}, 2, []string{"nexus: mcp-import needs one server"}},
 		{[]string{"uvx", "mcp-server-time"}, 2, []string{"nexus: mcp-import needs one server, quoted when it is a command with arguments"}},
 		{[]string{"srv", "--as", "Ev"}, 2, []string{"nexus: --as Ev: a prefix is a lowercase letter"}},
@@ -120,6 +123,9 @@ func TestMCPImportFailures(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr %q does not say %q", stderr, w)
 				}
+			}
+			if strings.Contains(stderr, "s3cret") {
+				t.Errorf("stderr shows the password: %q", stderr)
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Count(stderr, "\n") > 3 {
 				t.Errorf("stderr is more than a message:\n%s", stderr)

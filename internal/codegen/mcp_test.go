@@ -206,6 +206,7 @@ func TestMCPSourceErrors(t *testing.T) {
 		{"bearer that is a token", "--' @bearer sk-12345\n" + `source MCP from "https://x.example/mcp" ("f")` + "\n" + sig, "2:13: bearer: expected the NAME of the environment variable holding the token"},
 		{"header without a colon", "--' @header X-Org acme\n" + `source MCP from "https://x.example/mcp" ("f")` + "\n" + sig, "2:13: header: expected `Name: value` with an HTTP header name, got 'X-Org acme'"},
 		{"header with a bad name", "--' @header X Org: acme\n" + `source MCP from "https://x.example/mcp" ("f")` + "\n" + sig, "2:13: header: expected `Name: value`"},
+		{"empty tool name", `source MCP from "srv" ("" as f)` + "\n" + sig, "2:24: an MCP tool's name is not empty"},
 		{"tool sourced twice", `source MCP from "srv" ("f", "g" as f)` + "\n" + sig, "2:36: 'f' is sourced twice (first at 2:24)"},
 		{"MCP tool also defined", `source MCP from "srv" ("f")` + "\n" + sig + "f x = x\n", "5:1: 'f' is both sourced (at 2:24) and defined here"},
 		{"tool given a wrong argument", `source MCP from "srv" ("g")` + "\ng :: --' @name n\n     Int -> Str\nf :: Str -> Str\nf s = g s\n", "6:9: expected Int, got Str"},

@@ -18,13 +18,45 @@ func IsHTTP(server string) bool {
 	return strings.HasPrefix(server, "http://") || strings.HasPrefix(server, "https://")
 }
 
-// CheckURL rejects an endpoint URL that cannot be requested.
+// CheckURL rejects an endpoint URL that cannot be requested. The error
+// shows the URL without its password (see Redact).
 func CheckURL(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return fmt.Errorf("mcp server %q: not a valid http(s) URL", endpoint)
+		return fmt.Errorf("mcp server %q: not a valid http(s) URL", Redact(endpoint))
 	}
 	return nil
+}
+
+// Redact is server as errors and logs may show it: an endpoint URL with
+// its password replaced by "***", as net/http's errors write it, even when
+// the URL does not parse (a careless https://user:pa/ss@host/ included);
+// a command as it is.
+func Redact(server string) string {
+	if !IsHTTP(server) {
+		return server
+	}
+	if u, err := url.Parse(server); err == nil && u.Host != "" {
+		// Redacted writes xxxxx, which url.UserPassword would not let
+		// be ***; the first ":xxxxx@" is in the userinfo.
+		return strings.Replace(u.Redacted(), ":xxxxx@", ":***@", 1)
+	}
+	scheme, rest, _ := strings.Cut(server, "://")
+	// Without a parse to go by, the userinfo ends at the last @ before
+	// the query: hiding too much of a broken URL is harmless.
+	end := strings.IndexAny(rest, "?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return server
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return server
+	}
+	return scheme + "://" + user + ":***" + rest[at:]
 }
 
 // Split splits a command line into arguments at unquoted spaces and tabs.
@@ -117,7 +149,7 @@ func Name(server string) string {
 		if u, err := url.Parse(server); err == nil && u.Host != "" {
 			return u.Host
 		}
-		return server
+		return Redact(server)
 	}
 	argv, err := Split(server)
 	if err != nil {

@@ -43,6 +43,8 @@ func TestName(t *testing.T) {
 		{"npx", "npx"},
 		{"https://docs.example.com/mcp", "docs.example.com"},
 		{"http://127.0.0.1:8080/mcp", "127.0.0.1:8080"},
+		{"https://user:s3cret@docs.example.com/mcp", "docs.example.com"},
+		{"https://user:s3cret@/mcp", "https://user:***@/mcp"},
 	} {
 		if got := Name(tc.server); got != tc.want {
 			t.Errorf("Name(%q) = %q, want %q", tc.server, got, tc.want)
@@ -63,6 +65,29 @@ func TestCheckURL(t *testing.T) {
 	} {
 		if err := CheckURL(tc.url); (err == nil) != tc.ok {
 			t.Errorf("CheckURL(%q) = %v, want ok %v", tc.url, err, tc.ok)
+		}
+	}
+}
+
+// TestRedact: no password of an endpoint URL is shown, whether the URL
+// parses or not; what is not a password is left as written.
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ server, want string }{
+		{"https://user:s3cret@docs.example.com/mcp", "https://user:***@docs.example.com/mcp"},
+		{"http://user@127.0.0.1:8080/mcp", "http://user@127.0.0.1:8080/mcp"},
+		{"https://docs.example.com/@scope/mcp", "https://docs.example.com/@scope/mcp"},
+		{"https://user:s3cret@/mcp", "https://user:***@/mcp"},
+		{"https://user:s3/cr et@host/mcp", "https://user:***@host/mcp"},
+		{"https://user:s3cret@exa mple.com/mcp?q=@x", "https://user:***@exa mple.com/mcp?q=@x"},
+		{"npx -y server --password=s3cret", "npx -y server --password=s3cret"},
+	} {
+		if got := Redact(tc.server); got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.server, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"https://user:s3cret@/mcp", "https://user:s3/cr et@host/mcp"} {
+		if err := CheckURL(bad); err == nil || strings.Contains(err.Error(), "s3") {
+			t.Errorf("CheckURL(%q) = %v, want an error without the password", bad, err)
 		}
 	}
 }

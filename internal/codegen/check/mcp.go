@@ -66,6 +66,11 @@ func (c *checker) mcpSource(s *syntax.Source) {
 	index := len(c.servers)
 	c.servers = append(c.servers, sv)
 	for _, it := range s.Items {
+		if it.Name.Value == "" {
+			// No server can have it: a tool's name is not empty (MCP).
+			c.sink.Errorf(it.Name.Pos, "an MCP tool's name is not empty")
+			continue
+		}
 		c.declare(&function{name: it.Alias.Name, source: it.Name.Value, lang: manifest.MCP, server: index, pos: it.Alias.Pos})
 	}
 }

@@ -92,6 +92,8 @@ func TestOutputChecks(t *testing.T) {
 		text, skipped := Generate(Options{Server: "srv"}, []*mcp.Tool{
 			tool(t, "every-mapping", "All of them.\nname: not a directive", in, out),
 			tool(t, "returns-nothing-known", "", `{"type":"object"}`, `{"type":"object"}`),
+			tool(t, strings.Repeat("long", 20), "", `{"type":"object"}`, ""),
+			tool(t, strings.Repeat("long", 20)+"!", "", `{"type":"object"}`, ""),
 		})
 		if len(skipped) > 0 {
 			t.Fatalf("skipped %v", skipped)

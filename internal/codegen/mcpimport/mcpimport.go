@@ -19,9 +19,11 @@
 package mcpimport
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,7 +117,7 @@ func (g *generator) name(tools []*mcp.Tool) {
 	g.aliases = make([]string, len(tools))
 	if g.opts.Prefix == "" {
 		for i, t := range tools {
-			if isFunctionName(t.Name) && !taken[t.Name] {
+			if keepsName(t.Name) && !taken[t.Name] {
 				g.aliases[i] = t.Name
 				taken[t.Name] = true
 			}
@@ -175,6 +177,9 @@ func (g *generator) sourceLine(b *strings.Builder, tools []*mcp.Tool, imported [
 // signature is the signature of tool t, named alias, with its docstrings;
 // an error when its arguments cannot be named.
 func (g *generator) signature(t *mcp.Tool, alias string) (string, error) {
+	if t.Name == "" {
+		return "", errors.New("it has no name to call it by")
+	}
 	in, _ := t.InputSchema.(map[string]any)
 	sc := scope{root: in}
 	base := typeName(alias)
@@ -230,7 +235,7 @@ func writeRecord(b *strings.Builder, r *record) {
 // would read as a directive (`key: value`, `@key`) is changed just enough
 // to stay text: a description must not rename a command or set a default.
 func writeDoc(b *strings.Builder, indent, text string) {
-	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+	text = strings.TrimSpace(printable(strings.ReplaceAll(text, "\r\n", "\n")))
 	if text == "" {
 		return
 	}
@@ -274,5 +279,18 @@ func directiveLike(line string) bool {
 
 // oneLine is s on one line, for a `--` comment.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(printable(s)), " ")
+}
+
+// printable is s with every control character but newline and tab made a
+// space. A server's descriptions and names reach the program's text, its
+// --help and its tools' descriptions; a terminal escape or a NUL in them
+// would act on the terminal that shows them or end the text early.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

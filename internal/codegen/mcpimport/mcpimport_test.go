@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -234,15 +235,22 @@ func TestAliases(t *testing.T) {
 		tool(t, "3d.render", "", `{"type":"object"}`, ""),
 		tool(t, "überprüfen", "", `{"type":"object"}`, ""),
 		tool(t, "--", "", `{"type":"object"}`, ""),
+		tool(t, strings.Repeat("x", 300), "", `{"type":"object"}`, ""),
+		tool(t, strings.Repeat("y", 64), "", `{"type":"object"}`, ""),
+		tool(t, strings.Repeat("y", 65), "", `{"type":"object"}`, ""),
 	}
+	x64, y63, y64 := strings.Repeat("x", 64), strings.Repeat("y", 63), strings.Repeat("y", 64)
 	for _, c := range []struct {
 		prefix string
 		want   []string
 	}{
 		// getSum keeps its own name; get-sum, the first to want it as an
 		// alias, takes getSum2, and get_sum, valid as it is, stays.
-		{"", []string{"echo", "getSum2", "get_sum", "getSum", "getWeather", "import_", "tool3dRender", "berprFen", "tool"}},
-		{"ev", []string{"evEcho", "evGetSum", "evGetSum2", "evGetSum3", "evGetWeather", "evImport", "ev3dRender", "evBerprFen", "ev"}},
+		// A command's name is at most 64 characters: a longer one is cut,
+		// and a number replaces its end.
+		{"", []string{"echo", "getSum2", "get_sum", "getSum", "getWeather", "import_", "tool3dRender", "berprFen", "tool", x64, y64, y63 + "2"}},
+		{"ev", []string{"evEcho", "evGetSum", "evGetSum2", "evGetSum3", "evGetWeather", "evImport", "ev3dRender", "evBerprFen", "ev",
+			"evX" + x64[:61], "evY" + y64[:61], "evY" + y64[:60] + "2"}},
 	} {
 		out, _ := Generate(Options{Server: "srv", Prefix: c.prefix}, tools)
 		f := parse(t, out)
@@ -416,6 +424,24 @@ func TestDocstrings(t *testing.T) {
 	}
 }
 
+// TestDocstringControls: control characters of a server's descriptions
+// and tool names (a terminal escape, a NUL) are not written into the
+// program, where its --help would print them.
+func TestDocstringControls(t *testing.T) {
+	in := `{"type":"object","properties":{"q":{"type":"string","description":"nul\u0000 here"}}}`
+	out, _ := Generate(Options{Server: "srv"}, []*mcp.Tool{
+		tool(t, "find", "red \x1b[31mtext\x07 and\ttab", in, ""),
+		tool(t, "bad\x1b[2J", "", `{"type":"object","properties":{"_x":{}}}`, ""),
+	})
+	if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }); i >= 0 {
+		t.Errorf("control character %q in the output:\n%q", out[i], out)
+	}
+	sig := parse(t, out).Signatures[0]
+	if got, want := strings.TrimSpace(sig.Doc[0].Text), "red  [31mtext  and\ttab"; got != want {
+		t.Errorf("docstring %q, want %q", got, want)
+	}
+}
+
 // TestTitle: a tool without a description is described by its title.
 func TestTitle(t *testing.T) {
 	tl := tool(t, "t", "", `{"type":"object"}`, "")
@@ -442,9 +468,10 @@ func TestSkipped(t *testing.T) {
 		tool(t, "ok", "", `{"type":"object","properties":{"a":{"type":"string"}}}`, ""),
 		tool(t, "bad", "", `{"type":"object","properties":{"_meta":{"type":"string"}}}`, ""),
 		tool(t, "spaced", "", `{"type":"object","properties":{"two words":{"type":"string"}}}`, ""),
+		tool(t, "", "", `{"type":"object"}`, ""),
 	}
 	out, skipped := Generate(Options{Server: "srv"}, tools)
-	if len(skipped) != 2 || skipped[0].Tool != "bad" || skipped[1].Tool != "spaced" {
+	if len(skipped) != 3 || skipped[0].Tool != "bad" || skipped[1].Tool != "spaced" || skipped[2].Tool != "" {
 		t.Fatalf("skipped %v", skipped)
 	}
 	f := parse(t, out)

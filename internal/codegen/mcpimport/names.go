@@ -86,11 +86,22 @@ func typeName(s string) string {
 	return n
 }
 
+// maxName bounds the length of a function name: an exported function is
+// a command, and an MCP tool name is at most 64 characters
+// (manifest.ToolNamePattern).
+const maxName = 64
+
+// keepsName reports whether a tool's name can be its function's name as
+// it is.
+func keepsName(name string) bool {
+	return isFunctionName(name) && len(name) <= maxName
+}
+
 // aliasFor is the program name of the tool called name: name itself when
-// it is a valid function name and there is no prefix, else its words in
-// camelCase after prefix. It never returns "".
+// it keeps it and there is no prefix, else its words in camelCase after
+// prefix, cut to maxName. It never returns "".
 func aliasFor(name, prefix string) string {
-	if prefix == "" && isFunctionName(name) {
+	if prefix == "" && keepsName(name) {
 		return name
 	}
 	c := camel(name)
@@ -102,6 +113,7 @@ func aliasFor(name, prefix string) string {
 	case c[0] >= '0' && c[0] <= '9':
 		c = "tool" + c
 	}
+	c = c[:min(len(c), maxName)]
 	if syntax.IsKeyword(c) {
 		c += "_"
 	}
@@ -109,11 +121,13 @@ func aliasFor(name, prefix string) string {
 }
 
 // unique returns name, or name followed by the first number from 2 on,
-// that taken does not hold, and marks it taken.
+// that taken does not hold, and marks it taken. The number replaces the
+// end of a name of maxName characters rather than lengthen it.
 func unique(name string, taken map[string]bool) string {
 	n := name
 	for i := 2; taken[n]; i++ {
-		n = name + strconv.Itoa(i)
+		num := strconv.Itoa(i)
+		n = name[:min(len(name), maxName-len(num))] + num
 	}
 	taken[n] = true
 	return n

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/osproc"
 	"github.com/nexus-run/nexus/internal/pooltest"
@@ -306,5 +307,84 @@ func TestCloseEndsServer(t *testing.T) {
 	}
 	if _, err := s.Call(context.Background(), "echo", nil); err == nil {
 		t.Error("a call after Close succeeded")
+	}
+}
+
+// pythonServer is the command line of a server written in Python with the
+// SDK make setup installs: script run by its interpreter.
+func pythonServer(t *testing.T, script string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "server.py")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mcpaddr.Join([]string{serverCommand(t, filepath.Join(".venv", "bin", "python")), file})
+}
+
+// chattyServer is a Python SDK server that prints on its stdout before
+// the protocol starts, as careless servers do: a banner, a JSON log line
+// and a line that only looks like JSON. (print in a tool goes to stderr
+// with this SDK.)
+const chattyServer = `
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("chatty")
+
+@mcp.tool()
+def shout(message: str) -> str:
+    return message.upper()
+
+print("chatty server v1 starting", flush=True)
+print('{"level": "info", "msg": "listening on stdio"}', flush=True)
+print("{ready}", flush=True)
+mcp.run()
+`
+
+// TestServerPrintingOnStdout: lines of a stdio server's stdout that are
+// not messages go to stderr, prefixed and marked, and the connection goes
+// on; the SDK alone ended it at the banner.
+func TestServerPrintingOnStdout(t *testing.T) {
+	stderr := &pooltest.Buffer{}
+	s := newSource(t, Options{Name: "chatty", Server: pythonServer(t, chattyServer), Stderr: stderr})
+	for _, m := range []string{"one", "two"} {
+		if r := call(t, s, "shout", map[string]any{"message": m}); len(r.Text) != 1 || r.Text[0] != strings.ToUpper(m) {
+			t.Errorf("shout %s: got %q", m, r.Text)
+		}
+	}
+	s.Close()
+	for _, line := range []string{"chatty server v1 starting", `{"level": "info", "msg": "listening on stdio"}`, "{ready}"} {
+		if want := "chatty: (on stdout, not a message) " + line + "\n"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not hold %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+// bigServer answers as many MiB of text as it is asked for.
+const bigServer = `
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("big")
+
+@mcp.tool(structured_output=False)
+def big(mib: int) -> str:
+    return "x" * (mib << 20)
+
+mcp.run()
+`
+
+// TestLargeAnswers: an answer of 20 MiB arrives whole (the SDK alone
+// refused more than 16); one over maxMessage fails the call saying so, and
+// the next call gets a new connection.
+func TestLargeAnswers(t *testing.T) {
+	s := newSource(t, Options{Name: "big", Server: pythonServer(t, bigServer)})
+	if r := call(t, s, "big", map[string]any{"mib": 20}); len(r.Text) != 1 || len(r.Text[0]) != 20<<20 {
+		t.Errorf("big 20: %d text blocks", len(r.Text))
+	}
+	_, err := s.Call(context.Background(), "big", map[string]any{"mib": maxMessage>>20 + 1})
+	if want := "a message from the server is over 64 MiB"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("big %d: error %v, want one saying %q", maxMessage>>20+1, err, want)
+	}
+	if r := call(t, s, "big", map[string]any{"mib": 1}); len(r.Text) != 1 || len(r.Text[0]) != 1<<20 {
+		t.Errorf("big 1 after the error: %d text blocks", len(r.Text))
 	}
 }

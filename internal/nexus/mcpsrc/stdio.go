@@ -2,6 +2,8 @@ package mcpsrc
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +35,7 @@ type process struct {
 	group  *osproc.Group
 	stdin  *os.File
 	stdout *os.File
+	stderr *prefixWriter // where lines of stdout that are not messages go
 
 	exited     chan struct{} // closed once the process is reaped
 	stderrDone chan struct{} // closed once its stderr reached EOF
@@ -86,7 +89,7 @@ func startProcess(argv []string, opts Options, stderr *prefixWriter) (*process, 
 		closeAll(inW, outR, errR)
 		return nil, &commandError{command: argv[0], err: err}
 	}
-	p := &process{cmd: cmd, group: group, stdin: inW, stdout: outR,
+	p := &process{cmd: cmd, group: group, stdin: inW, stdout: outR, stderr: stderr,
 		exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
 		group.Wait()
@@ -112,14 +115,131 @@ func closeAll(files ...*os.File) {
 // would die of EPIPE with a stack trace on nexus's stderr at every exit.
 // So closing the session closes only stdin, and stop closes stdout once
 // the server has exited.
+//
+// The SDK ends the connection at the first line of stdout that is not
+// JSON. Servers that print a banner or a log line there are common, and
+// the TypeScript and Python SDKs' clients skip such lines, so nexus does
+// too: they go to stderr with the server's other output (messageLines).
+//
+// messageLines also bounds a message at maxMessage, so the SDK's own bound
+// is turned off.
 func (p *process) transport() mcp.Transport {
-	return &mcp.IOTransport{Reader: keepOpen{p.stdout}, Writer: p.stdin}
+	return &mcp.IOTransport{Reader: keepOpen{newMessageLines(p.stdout, p.stderr)}, Writer: p.stdin, MaxLineLength: -1}
 }
 
 // keepOpen is a reader whose Close does nothing.
 type keepOpen struct{ io.Reader }
 
 func (keepOpen) Close() error { return nil }
+
+// maxMessage bounds one message from a stdio server, as nexus's own stdio
+// server bounds one from its client (mcp --max-line): a tool may answer
+// tens of megabytes (an image, a file), and no more than this is held in
+// memory for one line. The SDK's default, 16 MiB, refused a 20 MB answer
+// with a message that named no size.
+const maxMessage = 64 << 20
+
+// maxNoiseLine bounds what is kept of one line of a server's stdout that
+// is not a message: enough for any log line, and a server that writes
+// megabytes without a newline costs no memory.
+const maxNoiseLine = 4 << 10
+
+// messageLines reads a stdio server's stdout, passing on the lines that
+// may be JSON-RPC messages and writing every other line to noise, marked
+// as stdout. A line that fits in the reader's buffer must be a JSON-RPC
+// message, a JSON list (a batch) or blank: a JSON log line is noise too.
+// A longer one is judged by its start ({ or [), so a message of any
+// length streams through.
+type messageLines struct {
+	r     *bufio.Reader
+	noise *prefixWriter
+
+	midLine bool   // the last chunk read did not end its line
+	pass    bool   // the line being read is passed on
+	size    int    // bytes of the line being read so far
+	pending []byte // what is passed on and not read yet
+	junk    []byte // the start of the noise line being read
+	err     error  // the error of the underlying reader, once seen
+}
+
+func newMessageLines(r io.Reader, noise *prefixWriter) *messageLines {
+	return &messageLines{r: bufio.NewReaderSize(r, wholeLine), noise: noise}
+}
+
+func (m *messageLines) Read(b []byte) (int, error) {
+	for len(m.pending) == 0 {
+		if m.err != nil {
+			m.flushJunk()
+			return 0, m.err
+		}
+		// pending aliases the reader's buffer, which is safe since the
+		// next ReadSlice comes only once pending is consumed.
+		chunk, err := m.r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull {
+			m.err = err
+		}
+		if len(chunk) == 0 {
+			continue
+		}
+		if !m.midLine {
+			m.pass = mayBeMessage(chunk)
+			m.size = 0
+		}
+		m.midLine = chunk[len(chunk)-1] != '\n'
+		if m.pass {
+			if m.size += len(chunk); m.size > maxMessage {
+				m.err = fmt.Errorf("a message from the server is over %d MiB, the most nexus reads", maxMessage>>20)
+				return 0, m.err
+			}
+			m.pending = chunk
+			continue
+		}
+		if room := maxNoiseLine - len(m.junk); room > 0 {
+			m.junk = append(m.junk, chunk[:min(room, len(chunk))]...)
+		}
+		if !m.midLine {
+			m.flushJunk()
+		}
+	}
+	n := copy(b, m.pending)
+	m.pending = m.pending[n:]
+	return n, nil
+}
+
+// flushJunk writes the noise line read so far, if any.
+func (m *messageLines) flushJunk() {
+	if len(m.junk) == 0 {
+		return
+	}
+	m.noise.writeLine("(on stdout, not a message) " + strings.TrimRight(string(m.junk), "\r\n"))
+	m.junk = m.junk[:0]
+}
+
+// wholeLine is the size of messageLines' buffer: the longest line it
+// checks whole. Most messages fit; checking one costs about as much as
+// the SDK's decoding of it.
+const wholeLine = 64 << 10
+
+// mayBeMessage reports whether a line starting with start (all of it
+// when it ends with a newline) may be a JSON-RPC message or a batch of
+// them, or is blank.
+func mayBeMessage(start []byte) bool {
+	rest := bytes.TrimLeft(start, " \t\r\n")
+	switch {
+	case len(rest) == 0:
+		return true
+	case rest[0] == '[':
+		return start[len(start)-1] != '\n' || json.Valid(rest)
+	case rest[0] != '{':
+		return false
+	case start[len(start)-1] != '\n':
+		return true
+	}
+	var msg struct {
+		Version *string `json:"jsonrpc"`
+	}
+	return json.Unmarshal(rest, &msg) == nil && msg.Version != nil
+}
 
 // hasExited reports whether the process has been reaped.
 func (p *process) hasExited() bool {
@@ -197,6 +317,13 @@ type prefixWriter struct {
 	w      io.Writer
 	prefix string
 	mu     sync.Mutex
+}
+
+// writeLine writes one line, prefixed.
+func (pw *prefixWriter) writeLine(line string) {
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	io.WriteString(pw.w, pw.prefix+line+"\n")
 }
 
 // copyLines copies r to the writer line by line until r ends.
