@@ -26,6 +26,8 @@ import (
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 )
 
 // Options say what to write besides the tools.
@@ -81,7 +83,7 @@ func Generate(opts Options, tools []*mcp.Tool) (string, []Skipped) {
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "-- The tools of the MCP server %s, written by nexus mcp-import.\n", oneLine(opts.Server))
+	fmt.Fprintf(&b, "-- The tools of the MCP server %s, written by nexus mcp-import.\n", oneLine(mcpaddr.Redact(opts.Server)))
 	b.WriteString("-- A tool returns the record of its output schema when it has one, else Str (its text).\n")
 	for _, s := range skipped {
 		fmt.Fprintf(&b, "-- Not imported: %s (%s)\n", oneLine(s.Tool), oneLine(s.Reason))
@@ -139,7 +141,7 @@ func (g *generator) moduleLine(b *strings.Builder, tools []*mcp.Tool, imported [
 	for i, ti := range imported {
 		names[i] = g.aliases[ti]
 	}
-	writeDoc(b, "", "The tools of the MCP server "+oneLine(g.opts.Server)+".")
+	writeDoc(b, "", "The tools of the MCP server "+oneLine(mcpaddr.Redact(g.opts.Server))+".")
 	fmt.Fprintf(b, "module %s (%s)\n\n", module, strings.Join(names, ", "))
 }
 

@@ -507,3 +507,13 @@ func TestModuleName(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordOnlyInTheSourceLine: a URL's password is needed by the
+// source line, and is not repeated in the comments and docstring.
+func TestPasswordOnlyInTheSourceLine(t *testing.T) {
+	const server = "https://me:s3cret@docs.example.com/mcp"
+	out, _ := Generate(Options{Server: server}, []*mcp.Tool{tool(t, "echo", "", `{"type":"object"}`, "")})
+	if n := strings.Count(out, "s3cret"); n != 1 || parse(t, out).Sources[0].Path.Value != server {
+		t.Errorf("the password appears %d times (want once, in the source line):\n%s", n, out)
+	}
+}
