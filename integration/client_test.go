@@ -80,18 +80,10 @@ func TestMCPConfigEmptyEnvironment(t *testing.T) {
 	p := build(t, trioProgram)
 	entry := configEntry(t, p)
 
-	cmd := exec.Command(entry.Command, entry.Args...)
-	cmd.Env = []string{}
-	cmd.Dir = t.TempDir()
-	stderr := &pooltest.Buffer{}
-	cmd.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "nexus-integration", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
-	if err != nil {
-		t.Fatalf("connect to %s %v with an empty environment: %v\nstderr:\n%s", entry.Command, entry.Args, err, stderr)
-	}
+	cmd := exec.Command(entry.Command, entry.Args...)
+	cs, stderr := connectCommand(ctx, t, cmd, []string{})
 	t.Cleanup(func() { cmd.Process.Kill() })
 	for _, c := range []struct {
 		tool string
@@ -146,23 +138,30 @@ echo :: --' @name message
 	if !strings.HasPrefix(entry.Env["PATH"], bin) {
 		t.Fatalf("entry env %v: want the PATH the program was configured with", entry.Env)
 	}
-	cmd := exec.Command(entry.Command, entry.Args...)
-	cmd.Env = []string{"PATH=" + entry.Env["PATH"]}
-	cmd.Dir = t.TempDir()
-	stderr := &pooltest.Buffer{}
-	cmd.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "nexus-integration", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
+	cs, stderr := connectCommand(ctx, t, exec.Command(entry.Command, entry.Args...), []string{"PATH=" + entry.Env["PATH"]})
 	defer cs.Close()
 	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
 	if err != nil || out.IsError || toolText(out) != `"Echo: hi"` {
 		t.Errorf("echo through the configured entry: %+v, %v\nstderr:\n%s", out, err, stderr)
 	}
+}
+
+// connectCommand starts cmd as a stdio MCP server in a folder of its own
+// with environment env, its stderr kept, and connects the Go SDK's client.
+func connectCommand(ctx context.Context, t *testing.T, cmd *exec.Cmd, env []string) (*mcp.ClientSession, *pooltest.Buffer) {
+	t.Helper()
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	stderr := &pooltest.Buffer{}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "nexus-integration", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
+	if err != nil {
+		t.Fatalf("connect to %v with environment %q: %v\nstderr:\n%s", cmd.Args, env, err, stderr)
+	}
+	return cs, stderr
 }
 
 // toolText is the text of a tool result's content.

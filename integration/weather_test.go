@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
 // TestWeatherExample runs examples/weather, the README's example of
@@ -36,17 +34,9 @@ func TestWeatherExample(t *testing.T) {
 		t.Errorf("report Paris: exit %d, want 1 with the server's message naming the cities\nstderr:\n%s", res.code, res.stderr)
 	}
 
-	cmd := exec.Command(nexusBin, "mcp", p.launcher)
-	cmd.Env = []string{path, "TMPDIR=" + p.tmp}
-	stderr := &pooltest.Buffer{}
-	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "nexus-integration", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
+	cs, stderr := connectCommand(ctx, t, exec.Command(nexusBin, "mcp", p.launcher), []string{path, "TMPDIR=" + p.tmp})
 	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "report", Arguments: map[string]any{"city": "Chicago"}})
 	if err != nil || out.IsError || toolText(out) != chicago {
 		t.Errorf("tools/call report: %+v, %v\nstderr:\n%s", out, err, stderr)
