@@ -388,3 +388,22 @@ func TestLargeAnswers(t *testing.T) {
 		t.Errorf("big 1 after the error: %d text blocks", len(r.Text))
 	}
 }
+
+func TestMayBeMessage(t *testing.T) {
+	for line, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n":   true,
+		` {"id":1, "jsonrpc" : "2.0"} ` + "\r\n":        true,
+		`[{"jsonrpc":"2.0","id":1,"result":{}}]` + "\n": true,
+		"\n": true,
+		`{"jsonrpc":"2.0","result":"cut at the buffer`: true, // judged by its start
+		`{"level":"info","msg":"listening"}` + "\n":    false,
+		"{ready}\n": false,
+		`{"jsonrpc":"2.0"} trailing words` + "\n": false,
+		"server v1 starting\n":                    false,
+		`[1,2,3]` + "\n":                          false,
+	} {
+		if got := mayBeMessage([]byte(line)); got != want {
+			t.Errorf("mayBeMessage(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package mcpsrc
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -109,28 +108,16 @@ func closeAll(files ...*os.File) {
 	}
 }
 
-// transport is the SDK's stdio transport over the process's pipes. The
-// SDK closes its reader before its writer; were that the server's stdout,
-// a server that writes as it sees its stdin end (server-everything does)
-// would die of EPIPE with a stack trace on nexus's stderr at every exit.
-// So closing the session closes only stdin, and stop closes stdout once
-// the server has exited.
-//
-// The SDK ends the connection at the first line of stdout that is not
-// JSON. Servers that print a banner or a log line there are common, and
-// the TypeScript and Python SDKs' clients skip such lines, so nexus does
-// too: they go to stderr with the server's other output (messageLines).
-//
-// messageLines also bounds a message at maxMessage, so the SDK's own bound
-// is turned off.
+// transport is the connection to the server over its stdin and stdout
+// (lineConn), for the SDK's client.
 func (p *process) transport() mcp.Transport {
-	return &mcp.IOTransport{Reader: keepOpen{newMessageLines(p.stdout, p.stderr)}, Writer: p.stdin, MaxLineLength: -1}
+	return &lineTransport{conn: &lineConn{
+		in:     bufio.NewReaderSize(p.stdout, wholeLine),
+		stdout: p.stdout,
+		out:    p.stdin,
+		noise:  p.stderr,
+	}}
 }
-
-// keepOpen is a reader whose Close does nothing.
-type keepOpen struct{ io.Reader }
-
-func (keepOpen) Close() error { return nil }
 
 // maxMessage bounds one message from a stdio server, as nexus's own stdio
 // server bounds one from its client (mcp --max-line): a tool may answer
@@ -144,102 +131,37 @@ const maxMessage = 64 << 20
 // megabytes without a newline costs no memory.
 const maxNoiseLine = 4 << 10
 
-// messageLines reads a stdio server's stdout, passing on the lines that
-// may be JSON-RPC messages and writing every other line to noise, marked
-// as stdout. A line that fits in the reader's buffer must be a JSON-RPC
-// message, a JSON list (a batch) or blank: a JSON log line is noise too.
-// A longer one is judged by its start ({ or [), so a message of any
-// length streams through.
-type messageLines struct {
-	r     *bufio.Reader
-	noise *prefixWriter
-
-	midLine bool   // the last chunk read did not end its line
-	pass    bool   // the line being read is passed on
-	size    int    // bytes of the line being read so far
-	pending []byte // what is passed on and not read yet
-	junk    []byte // the start of the noise line being read
-	err     error  // the error of the underlying reader, once seen
-}
-
-func newMessageLines(r io.Reader, noise *prefixWriter) *messageLines {
-	return &messageLines{r: bufio.NewReaderSize(r, wholeLine), noise: noise}
-}
-
-func (m *messageLines) Read(b []byte) (int, error) {
-	for len(m.pending) == 0 {
-		if m.err != nil {
-			m.flushJunk()
-			return 0, m.err
-		}
-		// pending aliases the reader's buffer, which is safe since the
-		// next ReadSlice comes only once pending is consumed.
-		chunk, err := m.r.ReadSlice('\n')
-		if err != nil && err != bufio.ErrBufferFull {
-			m.err = err
-		}
-		if len(chunk) == 0 {
-			continue
-		}
-		if !m.midLine {
-			m.pass = mayBeMessage(chunk)
-			m.size = 0
-		}
-		m.midLine = chunk[len(chunk)-1] != '\n'
-		if m.pass {
-			if m.size += len(chunk); m.size > maxMessage {
-				m.err = fmt.Errorf("a message from the server is over %d MiB, the most nexus reads", maxMessage>>20)
-				return 0, m.err
-			}
-			m.pending = chunk
-			continue
-		}
-		if room := maxNoiseLine - len(m.junk); room > 0 {
-			m.junk = append(m.junk, chunk[:min(room, len(chunk))]...)
-		}
-		if !m.midLine {
-			m.flushJunk()
-		}
-	}
-	n := copy(b, m.pending)
-	m.pending = m.pending[n:]
-	return n, nil
-}
-
-// flushJunk writes the noise line read so far, if any.
-func (m *messageLines) flushJunk() {
-	if len(m.junk) == 0 {
-		return
-	}
-	m.noise.writeLine("(on stdout, not a message) " + strings.TrimRight(string(m.junk), "\r\n"))
-	m.junk = m.junk[:0]
-}
-
-// wholeLine is the size of messageLines' buffer: the longest line it
-// checks whole. Most messages fit; checking one costs about as much as
-// the SDK's decoding of it.
+// wholeLine is the size of lineConn's buffer: the longest line it reads
+// in place and checks whole. Most messages fit.
 const wholeLine = 64 << 10
 
 // mayBeMessage reports whether a line starting with start (all of it
 // when it ends with a newline) may be a JSON-RPC message or a batch of
-// them, or is blank.
+// them, or is blank. A whole line must be a JSON object or list that
+// names "jsonrpc", which every message does and a log line does not;
+// that is judged from its bytes, not by decoding it, since the SDK
+// decodes every message again (a decode here made each call through
+// nexus measurably slower than through the Go SDK's own proxy).
 func mayBeMessage(start []byte) bool {
 	rest := bytes.TrimLeft(start, " \t\r\n")
-	switch {
-	case len(rest) == 0:
+	if len(rest) == 0 {
 		return true
-	case rest[0] == '[':
-		return start[len(start)-1] != '\n' || json.Valid(rest)
-	case rest[0] != '{':
+	}
+	if rest[0] != '{' && rest[0] != '[' {
 		return false
-	case start[len(start)-1] != '\n':
-		return true
 	}
-	var msg struct {
-		Version *string `json:"jsonrpc"`
+	if start[len(start)-1] != '\n' {
+		return true // longer than the buffer: judged by its start
 	}
-	return json.Unmarshal(rest, &msg) == nil && msg.Version != nil
+	body := bytes.TrimRight(rest, " \t\r\n")
+	closer := byte('}')
+	if rest[0] == '[' {
+		closer = ']'
+	}
+	return body[len(body)-1] == closer && bytes.Contains(body, jsonrpcKey)
 }
+
+var jsonrpcKey = []byte(`"jsonrpc"`)
 
 // hasExited reports whether the process has been reaped.
 func (p *process) hasExited() bool {
