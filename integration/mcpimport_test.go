@@ -2,16 +2,15 @@ package integration
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/nexus-run/nexus/internal/osproc"
 	"github.com/nexus-run/nexus/internal/pooltest"
 )
 
@@ -184,7 +183,7 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 // and the server is stopped before nexus exits.
 func TestMCPImportInterrupted(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "started")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	// The server says its pid once started, then never answers.
@@ -203,15 +202,17 @@ func TestMCPImportInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the server's pid: %q", said)
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 || stderr.String() != "nexus: mcp-import: interrupted\n" {
 		t.Errorf("Ctrl-C: exit %d, stderr %q; want 130, interrupted", code, stderr.String())
 	}
-	if err := syscall.Kill(server, 0); !errors.Is(err, syscall.ESRCH) {
-		syscall.Kill(server, syscall.SIGKILL)
-		t.Errorf("the server (pid %d) outlived mcp-import: %v", server, err)
+	if osproc.Alive(server) {
+		if p, err := os.FindProcess(server); err == nil {
+			p.Kill()
+		}
+		t.Errorf("the server (pid %d) outlived mcp-import", server)
 	}
 }
