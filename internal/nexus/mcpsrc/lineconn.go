@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -47,6 +48,9 @@ type lineConn struct {
 	noise  *prefixWriter
 
 	batch []json.RawMessage // messages of a batch not read yet; Read's own
+	// broken is set once Read has failed: the connection is over, though
+	// the SDK may not have closed it yet.
+	broken atomic.Bool
 
 	wmu       sync.Mutex // held while writing a message
 	closeOnce sync.Once
@@ -63,6 +67,14 @@ var errTooLong = fmt.Errorf("a message from the server is over %d MiB, the most 
 // Read returns the next message from the server. It is called by one
 // goroutine of the SDK's at a time; Close unblocks it.
 func (c *lineConn) Read(context.Context) (jsonrpc.Message, error) {
+	msg, err := c.read()
+	if err != nil {
+		c.broken.Store(true)
+	}
+	return msg, err
+}
+
+func (c *lineConn) read() (jsonrpc.Message, error) {
 	for {
 		if len(c.batch) > 0 {
 			raw := c.batch[0]

@@ -475,7 +475,10 @@ func (c *conn) hasEnded() bool {
 	case <-c.ended:
 		return true
 	default:
-		return false
+		// A stdio connection whose reading failed is ending: the SDK
+		// fails the calls on it before the session has ended, and the
+		// next call must not find it still open.
+		return c.proc != nil && c.proc.line.broken.Load()
 	}
 }
 

@@ -35,6 +35,7 @@ type process struct {
 	stdin  *os.File
 	stdout *os.File
 	stderr *prefixWriter // where lines of stdout that are not messages go
+	line   *lineConn     // the connection over stdin and stdout, once made
 
 	exited     chan struct{} // closed once the process is reaped
 	stderrDone chan struct{} // closed once its stderr reached EOF
@@ -111,12 +112,13 @@ func closeAll(files ...*os.File) {
 // transport is the connection to the server over its stdin and stdout
 // (lineConn), for the SDK's client.
 func (p *process) transport() mcp.Transport {
-	return &lineTransport{conn: &lineConn{
+	p.line = &lineConn{
 		in:     bufio.NewReaderSize(p.stdout, wholeLine),
 		stdout: p.stdout,
 		out:    p.stdin,
 		noise:  p.stderr,
-	}}
+	}
+	return &lineTransport{conn: p.line}
 }
 
 // maxMessage bounds one message from a stdio server, as nexus's own stdio
