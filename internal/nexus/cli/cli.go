@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/manifest"
@@ -131,8 +132,34 @@ func (r *Runner) failure(ctx context.Context, err error) int {
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
-	fmt.Fprint(r.stderr(), "error: "+msg)
+	fmt.Fprint(r.stderr(), "error: "+shown(msg))
 	return ExitFailure
+}
+
+// shown is msg with its control characters, other than line breaks and
+// tabs, written as escapes: a failure's message comes from a function or
+// another MCP server, and a terminal escape in it must be seen, not obeyed
+// by the user's terminal.
+func shown(msg string) string {
+	if !strings.ContainsFunc(msg, isHidden) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		switch {
+		case !isHidden(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+func isHidden(r rune) bool {
+	return unicode.IsControl(r) && r != '\n' && r != '\t'
 }
 
 // usageFailure reports a usage error, with a hint on where to read the

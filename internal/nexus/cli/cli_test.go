@@ -257,6 +257,10 @@ func TestErrors(t *testing.T) {
 		{single, []string{"1", "2"}, ExitUsage, []string{"too many arguments"}},
 
 		{demo, []string{"fail", "3"}, ExitFailure, []string{"error: fail: Traceback (most recent call last):", "ValueError: bad value: 3"}},
+		// Control characters in a message (a terminal escape from a
+		// function or another MCP server) are shown, not obeyed; line
+		// breaks and tabs stay.
+		{demo, []string{"fail", "--", "-1"}, ExitFailure, []string{"ValueError: bad value: -1\\x1b[2J\\x07\\u009b\tend\n"}},
 		{demo, []string{"thrown", "1"}, ExitFailure, []string{"error: this command always fails"}},
 	}
 	for _, c := range cases {

@@ -248,7 +248,11 @@ func (p *fakePools) Call(ctx context.Context, f *manifest.Function, in []byte) (
 	case "add":
 		out = args[0].(int64) + args[1].(int64)
 	case "fail":
-		return nil, fmt.Errorf("fail: Traceback (most recent call last):\n  File \"work.py\", line 3, in fail\nValueError: bad value: %d", args[0])
+		msg := fmt.Sprintf("fail: Traceback (most recent call last):\n  File \"work.py\", line 3, in fail\nValueError: bad value: %d", args[0])
+		if args[0].(int64) < 0 {
+			msg += "\x1b[2J\a\u009b\tend" // what a hostile message may hold
+		}
+		return nil, errors.New(msg)
 	case "show":
 		var parts []string
 		for i, t := range f.Args {
