@@ -51,6 +51,9 @@ type lineConn struct {
 	// broken is set once Read has failed: the connection is over, though
 	// the SDK may not have closed it yet.
 	broken atomic.Bool
+	// bad is the error of a message the server sent that nexus could not
+	// read (not an end of the stream): the connection's fault.
+	bad atomic.Pointer[error]
 
 	wmu       sync.Mutex // held while writing a message
 	closeOnce sync.Once
@@ -69,9 +72,20 @@ var errTooLong = fmt.Errorf("a message from the server is over %d MiB, the most 
 func (c *lineConn) Read(context.Context) (jsonrpc.Message, error) {
 	msg, err := c.read()
 	if err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+			c.bad.Store(&err)
+		}
 		c.broken.Store(true)
 	}
 	return msg, err
+}
+
+// fault is what the server sent that ended the connection, or nil.
+func (c *lineConn) fault() error {
+	if p := c.bad.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (c *lineConn) read() (jsonrpc.Message, error) {

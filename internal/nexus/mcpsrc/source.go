@@ -403,6 +403,10 @@ func (s *Source) explain(ctx context.Context, c *conn, step string, err error) e
 		return fmt.Errorf("mcp server %s: %s: no answer within %v (the request timeout)", name, step, s.timeout)
 	case ctx.Err() != nil:
 		return fmt.Errorf("mcp server %s: %s: %w", name, step, ctx.Err())
+	case c != nil && c.proc != nil && c.proc.line != nil && c.proc.line.fault() != nil:
+		// nexus ended the connection for what the server sent, and the
+		// server then exited because its stdin closed: say what it sent.
+		return fmt.Errorf("mcp server %s: %s: %v; the connection is opened again on the next call", name, step, c.proc.line.fault())
 	case c != nil && c.proc != nil && (c.proc.hasExited() || connectionLost(err) && c.proc.exitedSoon()):
 		return fmt.Errorf("mcp server %s: %s: the server exited (%s); it is restarted on the next call", name, step, c.proc.describe())
 	}

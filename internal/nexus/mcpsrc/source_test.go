@@ -340,6 +340,37 @@ print("{ready}", flush=True)
 mcp.run()
 `
 
+// garbledServer prints, before the protocol starts, a line that looks
+// like a message and is not one (print in a tool goes to stderr with this
+// SDK).
+const garbledServer = `
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("garbled")
+
+@mcp.tool()
+def garble(message: str) -> str:
+    return message
+
+print('{"jsonrpc": "2.0", "id": 7, "result": }', flush=True)
+mcp.run()
+`
+
+// TestServerSendingGarbage: a line that looks like a message but is not
+// one ends the connection, and the error says so rather than that the
+// server exited (it does exit, once nexus closes its stdin); the next call
+// opens a new connection.
+func TestServerSendingGarbage(t *testing.T) {
+	s := newSource(t, Options{Name: "garbled", Server: pythonServer(t, garbledServer)})
+	_, err := s.Call(context.Background(), "garble", map[string]any{"message": "x"})
+	if err == nil || !strings.Contains(err.Error(), "no JSON-RPC message") || strings.Contains(err.Error(), "exited") {
+		t.Errorf("garble: %v, want the server's line named as no JSON-RPC message", err)
+	}
+	if r, err := s.Call(context.Background(), "garble", map[string]any{"message": "y"}); err == nil || !strings.Contains(err.Error(), "no JSON-RPC message") {
+		t.Errorf("garble again: %+v, %v, want a new connection failing the same way; stderr:\n%s", r, err, s.opts.Stderr)
+	}
+}
+
 // TestServerPrintingOnStdout: lines of a stdio server's stdout that are
 // not messages go to stderr, prefixed and marked, and the connection goes
 // on; the SDK alone ended it at the banner.
