@@ -99,6 +99,7 @@ func TestMCPImportFailures(t *testing.T) {
 		{[]string{"sleep 30", "--timeout", "300"}, 1, []string{"nexus: mcp server sleep 30: connect: no answer within 300ms"}},
 		{[]string{"http://127.0.0.1:1/mcp"}, 1, []string{"nexus: mcp server http://127.0.0.1:1/mcp: connect:", "connection refused"}},
 		{[]string{"http://user:s3cret@127.0.0.1:1/mcp"}, 1, []string{"nexus: mcp server http://user:***@127.0.0.1:1/mcp: connect:", "connection refused"}},
+		{[]string{"http://127.0.0.1:1/mcp?token=s3cret"}, 1, []string{"connection refused", "?token=***"}},
 		{[]string{"https://user:s3cret@/mcp"}, 2, []string{`nexus: mcp server "https://user:***@/mcp": not a valid http(s) URL`}},
 		{[]string{"https://user:s3cret@127.0.0.1:1/mcp", "--cwd", "/tmp"}, 2, []string{"and https://user:***@127.0.0.1:1/mcp is an HTTP endpoint"}},
 		{[]string{}, 2, []string{"nexus: mcp-import needs one server"}},

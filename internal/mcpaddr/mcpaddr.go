@@ -29,14 +29,43 @@ func CheckURL(endpoint string) error {
 }
 
 // Redact is server as errors and logs may show it: an endpoint URL with
-// its password replaced by "***", as net/http's errors write it, even when
+// its password and the values of its query replaced by "***" (net/http's
+// errors write the password so), even when
 // the URL does not parse (a careless https://user:pa/ss@host/ included);
 // a command as it is.
 func Redact(server string) string {
+	return redact(server)
+}
+
+// Scrub replaces in text each form of server that net/http's errors may
+// write (as given, or with its password as "***") with Redact(server).
+func Scrub(text, server string) string {
+	if !IsHTTP(server) {
+		return text
+	}
+	safe := Redact(server)
+	text = strings.ReplaceAll(text, server, safe)
+	if u, err := url.Parse(server); err == nil {
+		if _, has := u.User.Password(); has {
+			text = strings.ReplaceAll(text, strings.Replace(u.Redacted(), ":xxxxx@", ":***@", 1), safe)
+		}
+	}
+	return text
+}
+
+func redact(server string) string {
 	if !IsHTTP(server) {
 		return server
 	}
 	if u, err := url.Parse(server); err == nil && u.Host != "" {
+		// A query may hold a token (?api_key=...): its values go too.
+		if u.RawQuery != "" {
+			q := u.Query()
+			for k := range q {
+				q[k] = []string{"***"}
+			}
+			u.RawQuery = strings.ReplaceAll(q.Encode(), "%2A%2A%2A", "***")
+		}
 		// Redacted writes xxxxx, which url.UserPassword would not let
 		// be ***; the first ":xxxxx@" is in the userinfo.
 		return strings.Replace(u.Redacted(), ":xxxxx@", ":***@", 1)

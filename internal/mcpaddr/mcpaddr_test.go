@@ -80,6 +80,8 @@ func TestRedact(t *testing.T) {
 		{"https://user:s3/cr et@host/mcp", "https://user:***@host/mcp"},
 		{"https://user:s3cret@exa mple.com/mcp?q=@x", "https://user:***@exa mple.com/mcp?q=@x"},
 		{"npx -y server --password=s3cret", "npx -y server --password=s3cret"},
+		{"https://docs.example.com/mcp?api_key=s3cret&v=2", "https://docs.example.com/mcp?api_key=***&v=***"},
+		{"https://u:s3cret@docs.example.com/mcp?token=s3cret", "https://u:***@docs.example.com/mcp?token=***"},
 	} {
 		if got := Redact(tc.server); got != tc.want {
 			t.Errorf("Redact(%q) = %q, want %q", tc.server, got, tc.want)
@@ -114,5 +116,17 @@ func TestJoin(t *testing.T) {
 	}
 	if got := Join([]string{"npx", "-y", "pkg"}); got != "npx -y pkg" {
 		t.Errorf("Join quotes what needs no quotes: %s", got)
+	}
+}
+
+func TestScrub(t *testing.T) {
+	const server = "http://u:s3cret@127.0.0.1:1/mcp?token=s3cret"
+	for _, text := range []string{
+		`Post "` + server + `": dial tcp 127.0.0.1:1: connect: connection refused`,
+		`Post "http://u:***@127.0.0.1:1/mcp?token=s3cret": dial tcp`,
+	} {
+		if got := Scrub(text, server); strings.Contains(got, "s3cret") || !strings.Contains(got, "127.0.0.1:1/mcp?token=***") {
+			t.Errorf("Scrub(%q) = %q", text, got)
+		}
 	}
 }

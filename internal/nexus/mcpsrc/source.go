@@ -114,7 +114,7 @@ type conn struct {
 // New checks opts and returns a Source that connects on first use.
 func New(opts Options) (*Source, error) {
 	if opts.Name == "" {
-		opts.Name = opts.Server
+		opts.Name = mcpaddr.Redact(opts.Server)
 	}
 	s := &Source{opts: opts, timeout: opts.Timeout, opening: make(chan struct{}, 1)}
 	if s.timeout <= 0 {
@@ -391,6 +391,25 @@ func (e *heldError) Error() string { return e.msg }
 // server and says plainly when the timeout cut the request, the server's
 // process exited, or its command could not be started.
 func (s *Source) explain(ctx context.Context, c *conn, step string, err error) error {
+	err = s.explained(ctx, c, step, err)
+	if err == nil || !mcpaddr.IsHTTP(s.opts.Server) {
+		return err
+	}
+	// net/http's errors hold the endpoint's URL, its query (which may
+	// hold a token) included.
+	return &scrubbed{msg: mcpaddr.Scrub(err.Error(), s.opts.Server), err: err}
+}
+
+// scrubbed is an error whose message has the endpoint's secrets hidden.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+func (s *Source) explained(ctx context.Context, c *conn, step string, err error) error {
 	name := s.opts.Name
 	var (
 		notFound *commandError
