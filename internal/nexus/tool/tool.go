@@ -281,14 +281,27 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
-// MarshalJSON writes the tool as MCP's tools/list shows it: its name,
-// description, input schema and output schema.
-func (t *Tool) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil, true), nil }
+// ListForm says how a tool is listed: which of the parts that MCP's
+// revisions differ on a client knows. The zero value is the form of the
+// oldest revision.
+type ListForm struct {
+	// OutputSchema lists the output schema (MCP 2025-06-18 on).
+	OutputSchema bool
+	// BareEmptyInput lists the input schema of a tool without arguments
+	// as {"type":"object","additionalProperties":false}, the form MCP
+	// 2025-11-25 asks for, rather than with an empty properties and
+	// required, which mean the same.
+	BareEmptyInput bool
+}
 
-// AppendJSON appends the tool as MarshalJSON writes it, without its output
-// schema unless outputSchema (clients of MCP versions before 2025-06-18
-// know none).
-func (t *Tool) AppendJSON(b []byte, outputSchema bool) []byte {
+// MarshalJSON writes the tool as MCP's tools/list shows it to a client of
+// 2025-06-18 (the JSON API's /discover shows it so).
+func (t *Tool) MarshalJSON() ([]byte, error) {
+	return t.AppendJSON(nil, ListForm{OutputSchema: true}), nil
+}
+
+// AppendJSON appends the tool as tools/list shows it in form.
+func (t *Tool) AppendJSON(b []byte, form ListForm) []byte {
 	b = append(b, `{"name":`...)
 	b = AppendString(b, t.Name)
 	if t.Description != "" {
@@ -296,8 +309,12 @@ func (t *Tool) AppendJSON(b []byte, outputSchema bool) []byte {
 		b = AppendString(b, t.Description)
 	}
 	b = append(b, `,"inputSchema":`...)
-	b = t.InputSchema.appendJSON(b)
-	if outputSchema && t.OutputSchema != nil {
+	if form.BareEmptyInput && len(t.InputSchema.Properties) == 0 {
+		b = append(b, `{"type":"object","additionalProperties":false}`...)
+	} else {
+		b = t.InputSchema.appendJSON(b)
+	}
+	if form.OutputSchema && t.OutputSchema != nil {
 		b = append(b, `,"outputSchema":`...)
 		b = t.OutputSchema.appendJSON(b)
 	}
