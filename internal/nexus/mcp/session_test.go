@@ -348,7 +348,7 @@ func TestListMatchesListResult(t *testing.T) {
 		}
 		return got[1]
 	}
-	if got, want := list(Latest), `{"jsonrpc":"2.0","id":1,"result":`+string(srv.ListResult())+`}`; got != want {
+	if got, want := list("2025-06-18"), `{"jsonrpc":"2.0","id":1,"result":`+string(srv.ListResult())+`}`; got != want {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 	// What each revision sees of a tool without arguments, and of one
