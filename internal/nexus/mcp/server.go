@@ -23,9 +23,9 @@ import (
 // Protocol versions. Latest is what we speak; the others are older
 // versions whose clients we still answer in their own version. The tools
 // part of the protocol is the same in all of them but for what the
-// functions below this list say: structured results (2025-06-18), bad
-// arguments as tool errors and the bare schema of a tool without
-// arguments (2025-11-25).
+// functions below this list say: structured results and tool titles
+// (2025-06-18), bad arguments as tool errors, tool icons and the bare
+// schema of a tool without arguments (2025-11-25).
 const (
 	Latest    = V20251125
 	V20251125 = "2025-11-25"
@@ -48,7 +48,8 @@ func argErrorsAreResults(v string) bool { return v >= V20251125 }
 
 // listForm is how protocol version v lists tools.
 func listForm(v string) tool.ListForm {
-	return tool.ListForm{OutputSchema: hasStructured(v), BareEmptyInput: v >= V20251125}
+	return tool.ListForm{OutputSchema: hasStructured(v), Title: v >= V20250618,
+		Icons: v >= V20251125, BareEmptyInput: v >= V20251125}
 }
 
 // Options configure a Server. The zero value works.

@@ -41,6 +41,8 @@ record Point where
   y :: Real
 
 --' Add two numbers.
+--' title: Addition
+--' icon: https://example.com/add.png
 add :: Int -> Int -> Int
 add a b = addPy a b
 
@@ -359,17 +361,27 @@ func TestListMatchesListResult(t *testing.T) {
 		empty    = `{"name":"answer","inputSchema":{"type":"object","properties":{},"required":[],"additionalProperties":false}}`
 		pointOut = `"outputSchema":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}`
 	)
+	// The title from 2025-06-18 on, the icons from 2025-11-25 on.
+	const (
+		addTitled = `{"name":"add","title":"Addition","description":"Add two numbers.","inputSchema":`
+		addIcons  = `{"name":"add","title":"Addition","description":"Add two numbers.","icons":[{"src":"https://example.com/add.png"}],"inputSchema":`
+		addPlain  = `{"name":"add","description":"Add two numbers.","inputSchema":`
+	)
 	for _, tc := range []struct {
 		version   string
 		noArgs    string
 		outSchema bool
+		add       string
 	}{
-		{"2025-11-25", bare, true},
-		{"2025-06-18", empty, true},
-		{"2025-03-26", empty, false},
-		{"2024-11-05", empty, false},
+		{"2025-11-25", bare, true, addIcons},
+		{"2025-06-18", empty, true, addTitled},
+		{"2025-03-26", empty, false, addPlain},
+		{"2024-11-05", empty, false, addPlain},
 	} {
 		got := list(tc.version)
+		if !strings.Contains(got, tc.add) {
+			t.Errorf("%s: add is not listed as %s in %s", tc.version, tc.add, got)
+		}
 		if !strings.Contains(got, tc.noArgs) {
 			t.Errorf("%s: the tool without arguments is not %s in %s", tc.version, tc.noArgs, got)
 		}

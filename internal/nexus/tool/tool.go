@@ -31,8 +31,12 @@ const RenderRaw = "raw"
 // how the named arguments of a call bind to the command's arguments, and
 // the dispatcher that runs it.
 type Tool struct {
-	Name         string
-	Description  string
+	Name        string
+	Description string
+	// Title is the display name (the command's `title:`), Icons the URLs
+	// of its icons (`icon:`); both may be empty.
+	Title        string
+	Icons        []string
 	InputSchema  *Schema
 	OutputSchema *Schema // nil unless the command returns a record
 
@@ -102,6 +106,8 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 	t := &Tool{
 		Name:        name,
 		Description: docText(c.Doc),
+		Title:       c.Title,
+		Icons:       c.Icons,
 		InputSchema: &Schema{Types: []string{"object"}, Properties: []Property{}, Additional: AdditionalFalse},
 		cmd:         c,
 		d:           d,
@@ -285,8 +291,12 @@ func firstOf(ss ...string) string {
 // revisions differ on a client knows. The zero value is the form of the
 // oldest revision.
 type ListForm struct {
-	// OutputSchema lists the output schema (MCP 2025-06-18 on).
+	// OutputSchema lists the output schema, and Title the title (MCP
+	// 2025-06-18 on).
 	OutputSchema bool
+	Title        bool
+	// Icons lists the icons (MCP 2025-11-25 on).
+	Icons bool
 	// BareEmptyInput lists the input schema of a tool without arguments
 	// as {"type":"object","additionalProperties":false}, the form MCP
 	// 2025-11-25 asks for, rather than with an empty properties and
@@ -297,16 +307,32 @@ type ListForm struct {
 // MarshalJSON writes the tool as MCP's tools/list shows it to a client of
 // 2025-06-18 (the JSON API's /discover shows it so).
 func (t *Tool) MarshalJSON() ([]byte, error) {
-	return t.AppendJSON(nil, ListForm{OutputSchema: true}), nil
+	return t.AppendJSON(nil, ListForm{OutputSchema: true, Title: true}), nil
 }
 
 // AppendJSON appends the tool as tools/list shows it in form.
 func (t *Tool) AppendJSON(b []byte, form ListForm) []byte {
 	b = append(b, `{"name":`...)
 	b = AppendString(b, t.Name)
+	if form.Title && t.Title != "" {
+		b = append(b, `,"title":`...)
+		b = AppendString(b, t.Title)
+	}
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
 		b = AppendString(b, t.Description)
+	}
+	if form.Icons && len(t.Icons) > 0 {
+		b = append(b, `,"icons":[`...)
+		for i, src := range t.Icons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"src":`...)
+			b = AppendString(b, src)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
 	}
 	b = append(b, `,"inputSchema":`...)
 	if form.BareEmptyInput && len(t.InputSchema.Properties) == 0 {
