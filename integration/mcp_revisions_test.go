@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,33 +18,12 @@ import (
 // unchanged, of 2025-06-18: by the Go SDK pinned to the revision, over
 // stdio and Streamable HTTP, and with raw JSON-RPC over HTTP.
 
-// revisionsProgram has a tool with arguments and one without.
-var revisionsProgram = files{
-	"fns.py": "def add(a, b):\n    return a + b\n\ndef answer():\n    return 42\n",
-	"main.loc": `
---' Commands for the revision tests.
-module revs (add, answer)
-
-import root-py
-
-source Py from "fns.py" ("add" as addPy, "answer" as answerPy)
-
-addPy :: Int -> Int -> Int
-answerPy :: Int
-
---' Add two numbers.
-add ::
-  --' @name a
-  Int ->
-  --' @name b
-  Int ->
-  Int
-add a b = addPy a b
-
---' The answer.
-answer :: Int
-answer = answerPy
-`,
+// revisionsProgram is httpProgram with a tool without arguments, answer.
+func revisionsProgram() files {
+	fs := maps.Clone(httpProgram)
+	fs["main.loc"] = strings.Replace(fs["main.loc"], "module work (add, point, fail, hold)", "module work (add, point, fail, hold, answer)", 1) +
+		"\n--' The answer.\nanswer :: Int\nanswer = 42\n"
+	return fs
 }
 
 // badAdd is a call of revisionsProgram's add whose argument a has the wrong
@@ -57,7 +37,7 @@ const addWrongType = `invalid value for argument 'a': expected an integer, got t
 // JSON-RPC error with the same message. An unknown tool is a JSON-RPC
 // error in both. Over stdio and over HTTP.
 func TestMCPRevisionsGoSDK(t *testing.T) {
-	p := build(t, revisionsProgram)
+	p := build(t, revisionsProgram())
 	for _, version := range []string{"2025-11-25", "2025-06-18"} {
 		t.Run(version+"/stdio", func(t *testing.T) {
 			p := p.in(t)
@@ -128,7 +108,7 @@ func isRPCError(err error, code int64, msg string) bool {
 // invalid is 403 (on initialize too), bad arguments answered per revision,
 // and the list's schema of a tool without arguments.
 func TestHTTPRevisions(t *testing.T) {
-	p := build(t, revisionsProgram)
+	p := build(t, revisionsProgram())
 	s := startHTTP(t, p.tmp, nil, "mcp", p.launcher)
 	call := func(tool string, args any) map[string]any { return map[string]any{"name": tool, "arguments": args} }
 	for _, version := range []string{"2025-11-25", "2025-06-18"} {

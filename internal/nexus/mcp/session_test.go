@@ -264,21 +264,14 @@ func TestCalls(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"boom: ValueError: no good"}],"isError":true}}`},
 		// Bad argument values: a JSON-RPC error up to 2025-06-18, a tool
 		// error with the same message from 2025-11-25 on.
-		{"wrong type", "2025-06-18", call(1, "add", `{"_1":"two","_2":40}`),
-			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"` + addWrongType + `"}}`},
-		{"wrong type, 2025-11-25", "2025-11-25", call(1, "add", `{"_1":"two","_2":40}`),
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + addWrongType + `"}],"isError":true}}`},
-		{"missing, 2024-11-05", "2024-11-05", call(1, "add", `{"_2":40}`),
-			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"` + addMissing + `"}}`},
-		{"missing, 2025-11-25", "2025-11-25", call(1, "add", `{"_2":40}`),
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + addMissing + `"}],"isError":true}}`},
-		{"unknown argument, 2025-11-25", "2025-11-25", call(1, "add", `{"_1":1,"_2":40,"c":3}`),
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + addUnknown + `"}],"isError":true}}`},
+		{"wrong type", "2025-06-18", call(1, "add", `{"_1":"two","_2":40}`), paramsError(addWrongType)},
+		{"wrong type, 2025-11-25", "2025-11-25", call(1, "add", `{"_1":"two","_2":40}`), toolError(addWrongType)},
+		{"missing, 2024-11-05", "2024-11-05", call(1, "add", `{"_2":40}`), paramsError(addMissing)},
+		{"missing, 2025-11-25", "2025-11-25", call(1, "add", `{"_2":40}`), toolError(addMissing)},
+		{"unknown argument, 2025-11-25", "2025-11-25", call(1, "add", `{"_1":1,"_2":40,"c":3}`), toolError(addUnknown)},
 		// Not arguments a model could correct: JSON-RPC errors still.
-		{"unknown tool, 2025-11-25", "2025-11-25", call(1, "nope", `{}`),
-			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool 'nope'"}}`},
-		{"no name, 2025-11-25", "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
-			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"tools/call params have no tool name"}}`},
+		{"unknown tool, 2025-11-25", "2025-11-25", call(1, "nope", `{}`), paramsError("unknown tool 'nope'")},
+		{"no name, 2025-11-25", "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, paramsError("tools/call params have no tool name")},
 		{"arguments not an object, 2025-11-25", "2025-11-25", call(1, "add", `[1,2]`),
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid tools/call params:`},
 	} {
@@ -532,6 +525,18 @@ func TestStdioBrokenLines(t *testing.T) {
 	if got := c.next(); string(got["id"]) != "2" {
 		t.Errorf("after broken lines: got %v", got)
 	}
+}
+
+// paramsError is the reply to a call of id 1 that failed with -32602 and
+// msg (the contents of a JSON string).
+func paramsError(msg string) string {
+	return `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"` + msg + `"}}`
+}
+
+// toolError is the reply to a call of id 1 whose result is a tool error
+// saying msg (the contents of a JSON string).
+func toolError(msg string) string {
+	return `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + msg + `"}],"isError":true}}`
 }
 
 // The messages of bad calls of add, the same in every revision, as JSON
