@@ -84,10 +84,8 @@ func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 
 // ListResult is the result of tools/list in protocol version 2025-06-18:
 // what `./prog --mcp-tools` prints, and the form the JSON API's /discover
-// shows tools in. It is every revision's list but for what it leaves out
-// for the oldest (output schemas) and the empty properties and required
-// of a tool without arguments, which 2025-11-25 lists without (the same
-// schema in another spelling).
+// shows tools in. The other versions' lists differ from it only as
+// listForm says (mcp.md, "Differences between revisions").
 func (s *Server) ListResult() json.RawMessage { return s.listResult(V20250618) }
 
 // listResult is the result of tools/list in protocol version v.
