@@ -19,28 +19,51 @@ import (
 // TestMCPConformance runs the MCP conformance suite from npm
 // (@modelcontextprotocol/conformance, pinned in conformance/package.json)
 // against `nexus mcp PROG --http-port 0` on examples/seq, plus the tools
-// that the suite's scenarios call by name. The suite itself compares its
-// results with conformance-baseline.yml, the scenarios that do not apply to
-// a server of tools only, each with its reason: a failure not listed there
+// that the suite's scenarios call by name, once for each revision the
+// suite covers. The suite itself compares its results with the revision's
+// baseline (conformanceBaselines), the scenarios that do not apply to a
+// server of tools only, each with its reason: a failure not listed there
 // fails the test, and so does a listed scenario that now passes (a stale
 // entry, to be removed from the baseline).
 func TestMCPConformance(t *testing.T) {
 	node, cli := conformanceSuite(t)
-	baseline, err := filepath.Abs("conformance-baseline.yml")
+	p := build(t, conformanceProgram(t))
+	url := startConformanceServer(t, p)
+	for _, version := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			testConformance(t, node, cli, url, version)
+		})
+	}
+}
+
+// conformanceBaselines is the baseline file of each revision.
+var conformanceBaselines = map[string]string{
+	"2025-06-18": "conformance-baseline.yml",
+	"2025-11-25": "conformance-baseline-2025-11-25.yml",
+}
+
+// conformanceMustPass are the scenarios of each revision that a server of
+// tools must pass: a sanity check that they ran at all, whatever the
+// suite's version selects.
+var conformanceMustPass = map[string][]string{
+	"2025-06-18": {"server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error"},
+	"2025-11-25": {"server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error", "dns-rebinding-protection"},
+}
+
+// testConformance runs the suite's scenarios of version against url.
+func testConformance(t *testing.T, node, cli, url, version string) {
+	baseline, err := filepath.Abs(conformanceBaselines[version])
 	if err != nil {
 		t.Fatal(err)
 	}
 	entries := readConformanceBaseline(t, baseline)
-
-	p := build(t, conformanceProgram(t))
-	url := startConformanceServer(t, p)
 
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, cli, "server",
 		"--url", url+"/mcp",
-		"--spec-version", "2025-06-18",
+		"--spec-version", version,
 		"--expected-failures", baseline,
 		"-o", out)
 	cmd.Dir = t.TempDir() // it writes nothing else, but never into the repo
@@ -87,14 +110,14 @@ func TestMCPConformance(t *testing.T) {
 
 	for _, name := range conformanceSorted(entries) {
 		if _, ran := results[name]; !ran {
-			t.Errorf("%s: listed in conformance-baseline.yml but the suite has no such scenario for --spec-version 2025-06-18: remove it or fix its name", name)
+			t.Errorf("%s: listed in %s but the suite has no such scenario for --spec-version %s: remove it or fix its name", name, conformanceBaselines[version], version)
 		}
 	}
 	for _, name := range stale {
-		t.Errorf("%s: passes now but is listed in conformance-baseline.yml: remove it from the baseline", name)
+		t.Errorf("%s: passes now but is listed in %s: remove it from the baseline", name, conformanceBaselines[version])
 	}
 	for _, name := range unexpected {
-		t.Errorf("%s: fails, and is not in conformance-baseline.yml:\n%s", name, results[name].report())
+		t.Errorf("%s: fails, and is not in %s:\n%s", name, conformanceBaselines[version], results[name].report())
 	}
 	// The suite must agree: it exits 1 on an unexpected failure or a stale
 	// entry, and 0 otherwise.
@@ -105,9 +128,7 @@ func TestMCPConformance(t *testing.T) {
 	if code != want {
 		t.Errorf("the conformance suite exited %d, want %d\n%s%s", code, want, conformanceText(stdout.String()), stderr.String())
 	}
-	// The scenarios a server of tools must pass: a sanity check that they
-	// ran at all, whatever the suite's version selects.
-	for _, name := range []string{"server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error"} {
+	for _, name := range conformanceMustPass[version] {
 		if r, ok := results[name]; !ok {
 			t.Errorf("%s: the suite did not run it", name)
 		} else if r.failed() {
@@ -230,6 +251,7 @@ func readConformanceBaseline(t *testing.T, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	file := filepath.Base(path)
 	entries := map[string]string{}
 	inServer := false
 	var reason []string
@@ -255,19 +277,19 @@ func readConformanceBaseline(t *testing.T, path string) map[string]string {
 			}
 			why := strings.TrimSpace(strings.Join(reason, " "))
 			if why == "" {
-				t.Errorf("conformance-baseline.yml:%d: %s has no reason: put it in the comment lines above the entry", i+1, name)
+				t.Errorf("%s:%d: %s has no reason: put it in the comment lines above the entry", file, i+1, name)
 			}
 			if _, dup := entries[name]; dup {
-				t.Errorf("conformance-baseline.yml:%d: %s is listed twice", i+1, name)
+				t.Errorf("%s:%d: %s is listed twice", file, i+1, name)
 			}
 			entries[name] = why
 			afterEntry = true
 		default:
-			t.Errorf("conformance-baseline.yml:%d: unexpected line %q", i+1, line)
+			t.Errorf("%s:%d: unexpected line %q", file, i+1, line)
 		}
 	}
 	if len(entries) == 0 {
-		t.Fatal("conformance-baseline.yml lists no server scenario")
+		t.Fatalf("%s lists no server scenario", file)
 	}
 	return entries
 }

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,9 @@ record Py => Settings = "dict"
 --' Shows a command renamed with name:
 --' @name hello-there
 --' return: the word, echoed
+--' title: Hello there
+--' icon: https://example.com/hello.png
+--' @icon data:image/png;base64,iVBORw0KGgo=
 renamed ::
   --' @name word
   --' The word to echo
@@ -171,7 +175,7 @@ func TestDirectives(t *testing.T) {
 				t.Errorf("program help lacks %q:\n%s", want, help)
 			}
 		}
-		if strings.Contains(help, "@name") || strings.Contains(help, "return:") {
+		if strings.Contains(help, "@name") || strings.Contains(help, "return:") || strings.Contains(help, "title:") || strings.Contains(help, "icon") {
 			t.Errorf("program help shows directives:\n%s", help)
 		}
 	})
@@ -304,6 +308,40 @@ func TestDirectives(t *testing.T) {
 	t.Run("metavar", func(t *testing.T) {
 		if help := p.ok("metav", "--help"); !strings.Contains(help, "SEQ") {
 			t.Errorf("help of metav lacks SEQ:\n%s", help)
+		}
+	})
+
+	t.Run("title and icon", func(t *testing.T) {
+		// What a client of each revision is shown of hello-there besides
+		// its name and description.
+		for _, tc := range []struct{ version, want string }{
+			{"2025-11-25", `"title":"Hello there","icons":[{"src":"https://example.com/hello.png"},{"src":"data:image/png;base64,iVBORw0KGgo="}]`},
+			{"2025-06-18", `"title":"Hello there"`},
+			{"2025-03-26", ``},
+		} {
+			c := startMCPConn(t, p)
+			c.initialize(tc.version)
+			var list struct {
+				Tools []map[string]json.RawMessage `json:"tools"`
+			}
+			if err := json.Unmarshal(c.request(1, "tools/list", nil).Result, &list); err != nil {
+				t.Fatal(err)
+			}
+			c.closeAll()
+			var got []string
+			for _, tool := range list.Tools {
+				if string(tool["name"]) != `"hello-there"` {
+					continue
+				}
+				for _, key := range []string{"title", "icons"} {
+					if v, ok := tool[key]; ok {
+						got = append(got, `"`+key+`":`+string(v))
+					}
+				}
+			}
+			if strings.Join(got, ",") != tc.want {
+				t.Errorf("%s: hello-there has %s, want %s", tc.version, strings.Join(got, ","), tc.want)
+			}
 		}
 	})
 

@@ -314,7 +314,7 @@ func wantRPCError(t *testing.T, what string, r httpReply, status int, id string,
 
 // checkCallJSON compares what a client got for c, a CallToolResult as
 // JSON, with what c wants; a record result comes with structuredContent,
-// as the clients here all speak 2025-06-18.
+// as the clients here all speak 2025-06-18 or later.
 func checkCallJSON(t *testing.T, who string, c sdkCall, got []byte) {
 	t.Helper()
 	var res rpcmsg.ToolResult
@@ -421,8 +421,8 @@ func goSDKSession(t *testing.T, url string, header http.Header, serverName strin
 	}
 	defer cs.Close()
 	init := cs.InitializeResult()
-	if init.ProtocolVersion != "2025-06-18" || init.ServerInfo == nil || init.ServerInfo.Name != serverName {
-		t.Errorf("Go SDK: initialize result %s, want protocol 2025-06-18 and server %s", marshalJSON(t, init), serverName)
+	if init.ProtocolVersion != "2025-11-25" || init.ServerInfo == nil || init.ServerInfo.Name != serverName {
+		t.Errorf("Go SDK: initialize result %s, want protocol 2025-11-25 and server %s", marshalJSON(t, init), serverName)
 	}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -477,8 +477,8 @@ func tsSDKSession(t *testing.T, transport []string, serverName string, tools []m
 	var info struct {
 		Name string `json:"name"`
 	}
-	if err := json.Unmarshal(s.ServerVersion, &info); err != nil || info.Name != serverName || s.ProtocolVersion != "2025-06-18" {
-		t.Errorf("TS SDK: server %s, protocol %q; want server %s, protocol 2025-06-18", s.ServerVersion, s.ProtocolVersion, serverName)
+	if err := json.Unmarshal(s.ServerVersion, &info); err != nil || info.Name != serverName || s.ProtocolVersion != "2025-11-25" {
+		t.Errorf("TS SDK: server %s, protocol %q; want server %s, protocol 2025-11-25", s.ServerVersion, s.ProtocolVersion, serverName)
 	}
 	if len(s.TransportErrors) > 0 {
 		t.Errorf("TS SDK: transport errors: %q", s.TransportErrors)
@@ -508,7 +508,7 @@ func tsSDKSession(t *testing.T, transport []string, serverName string, tools []m
 
 // TestHTTPRealClients: the Go and TypeScript SDKs list and call the
 // examples' tools over Streamable HTTP, from `nexus mcp` serving each
-// example and from `nexus serve` serving both.
+// example and from `nexus serve` serving both. Both speak 2025-11-25.
 func TestHTTPRealClients(t *testing.T) {
 	seq := build(t, exampleFiles(t, "seq"))
 	chem := build(t, exampleFiles(t, "chem"))
@@ -520,6 +520,7 @@ func TestHTTPRealClients(t *testing.T) {
 	examples := []served{{seq, "seq", seqCalls}, {chem, "chem", chemCalls}}
 	for _, e := range examples {
 		tools := toolsJSON(t, e.p, "")
+		bareEmptyInputs(tools)
 		t.Run("mcp/"+e.module, func(t *testing.T) {
 			p := e.p.in(t)
 			s := startHTTP(t, p.tmp, nil, "mcp", p.launcher)
@@ -535,6 +536,7 @@ func TestHTTPRealClients(t *testing.T) {
 		var calls []sdkCall
 		for _, e := range examples {
 			tools = append(tools, toolsJSON(t, e.p.in(t), e.module+"__")...)
+			bareEmptyInputs(tools)
 			for _, c := range e.calls {
 				c.tool = e.module + "__" + c.tool
 				calls = append(calls, c)

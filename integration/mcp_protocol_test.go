@@ -40,14 +40,22 @@ func TestMCPLifecycle(t *testing.T) {
 	}
 	c.closeAll()
 
-	// A version we do not know is answered with ours.
-	c = startMCPConn(t, p)
-	r = c.request(1, "initialize", map[string]any{"protocolVersion": "1999-01-01"})
-	var info struct{ ProtocolVersion string }
-	if err := json.Unmarshal(r.Result, &info); err != nil || info.ProtocolVersion != "2025-06-18" {
-		t.Errorf("initialize asking for 1999-01-01: %s, want protocolVersion 2025-06-18", r.Line)
+	// A version we speak is answered with itself, one we do not know
+	// (older or newer) with the latest we speak.
+	for asked, want := range map[string]string{
+		"2025-11-25": "2025-11-25",
+		"2025-06-18": "2025-06-18",
+		"1999-01-01": "2025-11-25",
+		"2025-12-01": "2025-11-25",
+	} {
+		c = startMCPConn(t, p)
+		r = c.request(1, "initialize", map[string]any{"protocolVersion": asked})
+		var info struct{ ProtocolVersion string }
+		if err := json.Unmarshal(r.Result, &info); err != nil || info.ProtocolVersion != want {
+			t.Errorf("initialize asking for %s: %s, want protocolVersion %s", asked, r.Line, want)
+		}
+		c.closeAll()
 	}
-	c.closeAll()
 }
 
 // TestMCPErrors: every JSON-RPC error of mcp.md, each with the id it must
@@ -70,6 +78,9 @@ func TestMCPErrors(t *testing.T) {
 	cases := []struct {
 		name  string
 		lines []string // sent in one write
+		// badArgs marks a valid call of a known tool whose argument values
+		// are wrong: from 2025-11-25 on a tool error, not a JSON-RPC one.
+		badArgs bool
 		// id is the id every reply must carry (nil: null), and replies how
 		// many replies come (0 means 1).
 		id      any
@@ -90,23 +101,24 @@ func TestMCPErrors(t *testing.T) {
 		{name: "server/discover", lines: []string{rpcLine(11, "server/discover", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})}, id: 11, code: -32601},
 		{name: "tools/call without a name", lines: []string{rpcLine(20, "tools/call", map[string]any{})}, id: 20, code: -32602},
 		{name: "unknown tool", lines: []string{call(21, "nope", map[string]any{})}, id: 21, code: -32602, want: []string{"unknown tool 'nope'"}},
-		{name: "unknown argument", lines: []string{call(22, "pos-args", map[string]any{"word": "a", "_2": 1, "colour": 1})}, id: 22, code: -32602, want: []string{"colour"}},
-		{name: "missing positional", lines: []string{call(23, "pos-args", map[string]any{"word": "a"})}, id: 23, code: -32602, want: []string{"missing", "_2"}},
-		{name: "missing record field", lines: []string{call(24, "unrolled", map[string]any{})}, id: 24, code: -32602, want: []string{"missing", "threads"}},
-		{name: "missing field, record given whole", lines: []string{call(25, "whole", map[string]any{"runconfig": map[string]any{"size": 1}})}, id: 25, code: -32602, want: []string{"missing", "name"}},
-		{name: "string expected", lines: []string{call(26, "pos-args", map[string]any{"word": 5, "_2": 1})}, id: 26, code: -32602, want: []string{"word", "expected a string"}},
-		{name: "integer expected", lines: []string{call(27, "pos-args", map[string]any{"word": "a", "_2": 1.5})}, id: 27, code: -32602, want: []string{"_2", "expected an integer"}},
-		{name: "null for a required value", lines: []string{call(28, "pos-args", map[string]any{"word": nil, "_2": 1})}, id: 28, code: -32602, want: []string{"word", "string"}},
-		{name: "boolean expected", lines: []string{call(29, "flags", map[string]any{"shout": "yes"})}, id: 29, code: -32602, want: []string{"shout", "true or false"}},
-		{name: "wrong list item", lines: []string{call(30, "shapes", map[string]any{"counts": map[string]any{}, "pair": []any{1, "x"}, "reals": []any{"x"}})}, id: 30, code: -32602, want: []string{"reals", "number"}},
-		{name: "short tuple", lines: []string{call(31, "shapes", map[string]any{"counts": map[string]any{}, "pair": []any{1}, "reals": []any{}})}, id: 31, code: -32602, want: []string{"pair"}},
-		{name: "wrong map value", lines: []string{call(32, "shapes", map[string]any{"counts": map[string]any{"a": "b"}, "pair": []any{1, "x"}, "reals": []any{}})}, id: 32, code: -32602, want: []string{"counts", "integer"}},
-		{name: "wrong field in a whole record", lines: []string{call(33, "whole", map[string]any{"runconfig": map[string]any{"size": "big", "name": "a"}})}, id: 33, code: -32602, want: []string{"runconfig", "size"}},
-		{name: "unknown field in a whole record", lines: []string{call(34, "whole", map[string]any{"runconfig": map[string]any{"bogus": 1}})}, id: 34, code: -32602, want: []string{"bogus"}},
-		{name: "unknown _render", lines: []string{call(35, "actions", map[string]any{"_render": "bogus"})}, id: 35, code: -32602, want: []string{"_render", "bogus"}},
-		{name: "_render not a string", lines: []string{call(36, "actions", map[string]any{"_render": 1})}, id: 36, code: -32602, want: []string{"_render"}},
-		{name: "_render of a tool without actions", lines: []string{call(37, "pos-args", map[string]any{"word": "a", "_2": 1, "_render": "raw"})}, id: 37, code: -32602, want: []string{"_render"}},
+		{badArgs: true, name: "unknown argument", lines: []string{call(22, "pos-args", map[string]any{"word": "a", "_2": 1, "colour": 1})}, id: 22, code: -32602, want: []string{"colour"}},
+		{badArgs: true, name: "missing positional", lines: []string{call(23, "pos-args", map[string]any{"word": "a"})}, id: 23, code: -32602, want: []string{"missing", "_2"}},
+		{badArgs: true, name: "missing record field", lines: []string{call(24, "unrolled", map[string]any{})}, id: 24, code: -32602, want: []string{"missing", "threads"}},
+		{badArgs: true, name: "missing field, record given whole", lines: []string{call(25, "whole", map[string]any{"runconfig": map[string]any{"size": 1}})}, id: 25, code: -32602, want: []string{"missing", "name"}},
+		{badArgs: true, name: "string expected", lines: []string{call(26, "pos-args", map[string]any{"word": 5, "_2": 1})}, id: 26, code: -32602, want: []string{"word", "expected a string"}},
+		{badArgs: true, name: "integer expected", lines: []string{call(27, "pos-args", map[string]any{"word": "a", "_2": 1.5})}, id: 27, code: -32602, want: []string{"_2", "expected an integer"}},
+		{badArgs: true, name: "null for a required value", lines: []string{call(28, "pos-args", map[string]any{"word": nil, "_2": 1})}, id: 28, code: -32602, want: []string{"word", "string"}},
+		{badArgs: true, name: "boolean expected", lines: []string{call(29, "flags", map[string]any{"shout": "yes"})}, id: 29, code: -32602, want: []string{"shout", "true or false"}},
+		{badArgs: true, name: "wrong list item", lines: []string{call(30, "shapes", map[string]any{"counts": map[string]any{}, "pair": []any{1, "x"}, "reals": []any{"x"}})}, id: 30, code: -32602, want: []string{"reals", "number"}},
+		{badArgs: true, name: "short tuple", lines: []string{call(31, "shapes", map[string]any{"counts": map[string]any{}, "pair": []any{1}, "reals": []any{}})}, id: 31, code: -32602, want: []string{"pair"}},
+		{badArgs: true, name: "wrong map value", lines: []string{call(32, "shapes", map[string]any{"counts": map[string]any{"a": "b"}, "pair": []any{1, "x"}, "reals": []any{}})}, id: 32, code: -32602, want: []string{"counts", "integer"}},
+		{badArgs: true, name: "wrong field in a whole record", lines: []string{call(33, "whole", map[string]any{"runconfig": map[string]any{"size": "big", "name": "a"}})}, id: 33, code: -32602, want: []string{"runconfig", "size"}},
+		{badArgs: true, name: "unknown field in a whole record", lines: []string{call(34, "whole", map[string]any{"runconfig": map[string]any{"bogus": 1}})}, id: 34, code: -32602, want: []string{"bogus"}},
+		{badArgs: true, name: "unknown _render", lines: []string{call(35, "actions", map[string]any{"_render": "bogus"})}, id: 35, code: -32602, want: []string{"_render", "bogus"}},
+		{badArgs: true, name: "_render not a string", lines: []string{call(36, "actions", map[string]any{"_render": 1})}, id: 36, code: -32602, want: []string{"_render"}},
+		{badArgs: true, name: "_render of a tool without actions", lines: []string{call(37, "pos-args", map[string]any{"word": "a", "_2": 1, "_render": "raw"})}, id: 37, code: -32602, want: []string{"_render"}},
 	}
+	messages := map[string]string{} // each case's error message, in 2025-06-18
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c.t = t
@@ -119,6 +131,9 @@ func TestMCPErrors(t *testing.T) {
 					t.Errorf("reply id %s, want %s: %s", r.ID, wantID, r.Line)
 				}
 				r.rpcError(t, tc.code, tc.want...)
+				if r.Error != nil {
+					messages[tc.name] = r.Error.Message
+				}
 			}
 			// The server is still there, and still in order.
 			if r := c.request("after "+tc.name, "ping", nil); string(r.Result) != "{}" {
@@ -127,6 +142,39 @@ func TestMCPErrors(t *testing.T) {
 		})
 	}
 	c.t = t
+	c.closeAll()
+
+	// In a session of 2025-11-25, bad argument values are tool errors
+	// with the same message, which a model can read and act on; what is
+	// not a valid call of a known tool stays a JSON-RPC error.
+	c = startMCPConn(t, p)
+	c.initialize("2025-11-25")
+	n := 0
+	for _, tc := range cases {
+		if tc.code != -32602 {
+			continue
+		}
+		t.Run("2025-11-25/"+tc.name, func(t *testing.T) {
+			c.t = t
+			c.send(tc.lines...)
+			r := c.next()
+			if wantID := marshalJSON(t, tc.id); !bytes.Equal(r.ID, wantID) {
+				t.Errorf("reply id %s, want %s: %s", r.ID, wantID, r.Line)
+			}
+			if !tc.badArgs {
+				r.rpcError(t, tc.code, tc.want...)
+				return
+			}
+			n++
+			if msg := r.failure(t); msg != messages[tc.name] {
+				t.Errorf("message %q, want the one of 2025-06-18, %q", msg, messages[tc.name])
+			}
+		})
+	}
+	c.t = t
+	if n < 15 {
+		t.Errorf("%d bad-argument cases checked in 2025-11-25, want every one of the table's", n)
+	}
 	c.closeAll()
 }
 

@@ -76,8 +76,9 @@ func TestMCPGoSDK(t *testing.T) {
 		p     *program
 		calls []sdkCall
 		// tools is `--mcp-tools`' list, read before any server runs (a
-		// launcher run checks that no pool of its program is left).
-		tools, toolsOld []byte
+		// launcher run checks that no pool of its program is left), in
+		// the form of each version.
+		tools map[string][]byte
 	}
 	var programs []example
 	for _, e := range []struct {
@@ -85,9 +86,14 @@ func TestMCPGoSDK(t *testing.T) {
 		calls []sdkCall
 	}{{"seq", seqCalls}, {"chem", chemCalls}} {
 		p := build(t, exampleFiles(t, e.name))
-		programs = append(programs, example{e.name, p, e.calls, mcpToolsOutput(t, p, true), mcpToolsOutput(t, p, false)})
+		tools := map[string][]byte{}
+		for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
+			tools[v] = mcpToolsOutputAt(t, p, v)
+		}
+		tools[""] = tools["2025-11-25"]
+		programs = append(programs, example{e.name, p, e.calls, tools})
 	}
-	for _, version := range []string{"2025-06-18", "2025-03-26", "2024-11-05", ""} {
+	for _, version := range []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", ""} {
 		name := version
 		if name == "" {
 			name = "unpinned"
@@ -95,11 +101,7 @@ func TestMCPGoSDK(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, prog := range programs {
 				t.Run(prog.name, func(t *testing.T) {
-					tools := prog.tools
-					if version != "" && version != "2025-06-18" {
-						tools = prog.toolsOld
-					}
-					testSDKSession(t, prog.p.in(t), prog.name, version, tools, prog.calls)
+					testSDKSession(t, prog.p.in(t), prog.name, version, prog.tools[version], prog.calls)
 				})
 			}
 		})
@@ -116,11 +118,10 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 
 	// An unpinned client of this SDK speaks a newer protocol generation:
 	// it asks server/discover first, and must fall back to initialize when
-	// told the method does not exist. We answer 2025-06-18 to the version
-	// it then asks for, which we do not know.
+	// told the method does not exist. It then asks for 2025-11-25.
 	wantVersion := version
 	if version == "" {
-		wantVersion = "2025-06-18"
+		wantVersion = "2025-11-25"
 		log := s.log.String()
 		discover := strings.Index(log, `"method":"server/discover"`)
 		initialize := strings.Index(log, `"method":"initialize"`)
@@ -139,7 +140,7 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 		t.Errorf("capabilities %+v, want tools with listChanged false", info.Capabilities)
 	}
 
-	modern := wantVersion == "2025-06-18"
+	modern := wantVersion >= "2025-06-18" // structured results
 	list, err := s.cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
@@ -206,7 +207,7 @@ func checkSDKResult(t *testing.T, c sdkCall, res *mcp.CallToolResult, modern boo
 			t.Errorf("%s %v: structuredContent %s, want %s", c.tool, c.args, got, c.text)
 		}
 	case res.StructuredContent != nil:
-		t.Errorf("%s %v: unexpected structuredContent %v (record result: %v, version 2025-06-18: %v)", c.tool, c.args, res.StructuredContent, c.record, modern)
+		t.Errorf("%s %v: unexpected structuredContent %v (record result: %v, version 2025-06-18 or later: %v)", c.tool, c.args, res.StructuredContent, c.record, modern)
 	}
 }
 
@@ -265,6 +266,34 @@ func startSDKSession(t *testing.T, p *program, version string) *sdkSession {
 	return s
 }
 
+// mcpToolsOutputAt is `./prog --mcp-tools`'s list of tools (that of
+// 2025-06-18) as a client of version sees it: before 2025-06-18 without
+// output schemas, from 2025-11-25 on with the input schema of a tool
+// without arguments bare.
+func mcpToolsOutputAt(t *testing.T, p *program, version string) []byte {
+	t.Helper()
+	var tools []map[string]any
+	if err := json.Unmarshal(mcpToolsOutput(t, p, version >= "2025-06-18"), &tools); err != nil {
+		t.Fatal(err)
+	}
+	if version >= "2025-11-25" {
+		bareEmptyInputs(tools)
+	}
+	return marshalJSON(t, tools)
+}
+
+// bareEmptyInputs rewrites, in tools as --mcp-tools lists them, the input
+// schema of each tool without arguments as 2025-11-25 lists it.
+func bareEmptyInputs(tools []map[string]any) {
+	for _, tool := range tools {
+		if in, ok := tool["inputSchema"].(map[string]any); ok {
+			if props, ok := in["properties"].(map[string]any); ok && len(props) == 0 {
+				tool["inputSchema"] = map[string]any{"type": "object", "additionalProperties": false}
+			}
+		}
+	}
+}
+
 // mcpToolsOutput is `./prog --mcp-tools`'s list of tools, as JSON, with the
 // output schemas left out when withOutput is false (clients before
 // 2025-06-18 know nothing of them).
@@ -295,7 +324,7 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			p := build(t, exampleFiles(t, e.name))
 			var tools []map[string]any
-			if err := json.Unmarshal(mcpToolsOutput(t, p, true), &tools); err != nil {
+			if err := json.Unmarshal(mcpToolsOutputAt(t, p, "2025-11-25"), &tools); err != nil {
 				t.Fatal(err)
 			}
 			tsSDKSession(t, []string{"stdio", "env", "TMPDIR=" + p.tmp, nexusBin, "mcp", p.launcher}, e.name, tools, e.calls)

@@ -147,6 +147,12 @@ type Command struct {
 	Doc []string `json:"doc,omitempty"`
 	// ReturnDoc describes the result (the `return:` directive).
 	ReturnDoc string `json:"return_doc,omitempty"`
+	// Title is the command's display name (the `title:` directive), shown
+	// by MCP clients in place of the name; empty when not given.
+	Title string `json:"title,omitempty"`
+	// Icons are the URLs of the command's icons (`icon:` directives), in
+	// order: https:// URLs or data:image/ URIs.
+	Icons []string `json:"icons,omitempty"`
 	// Args are the command's parameters in order. The body refers to
 	// them by index (Expr.Ref of a Var).
 	Args   []Arg       `json:"args"`

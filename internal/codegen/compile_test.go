@@ -253,6 +253,15 @@ f = upper`))
 	if c.Name != "shout-it" || !reflect.DeepEqual(c.Doc, []string{"Shout a text.", "", "Loudly."}) || c.ReturnDoc != "the text, louder" {
 		t.Errorf("command %q doc %q return %q", c.Name, c.Doc, c.ReturnDoc)
 	}
+	p = compileOK(t, program("f", `--' Shout a text.
+--' title: Shout it
+--' icon: https://example.com/shout.png
+--' @icon data:image/png;base64,iVBORw0KGgo=
+f :: Str -> Str
+f = upper`))
+	if c := p.Manifest.Commands[0]; c.Title != "Shout it" || !reflect.DeepEqual(c.Icons, []string{"https://example.com/shout.png", "data:image/png;base64,iVBORw0KGgo="}) || !reflect.DeepEqual(c.Doc, []string{"Shout a text."}) {
+		t.Errorf("title %q icons %q doc %q", c.Title, c.Icons, c.Doc)
+	}
 	p = compileOK(t, program("f", "f ::\n  Str ->\n  --' the louder text\n  Str\nf = upper"))
 	if rd := p.Manifest.Commands[0].ReturnDoc; rd != "the louder text" {
 		t.Errorf("return doc from the return type: %q", rd)
@@ -303,6 +312,7 @@ func TestWarnings(t *testing.T) {
 f ::
   --' @colour red
   --' return: nothing
+  --' title: An argument
   Str ->
   Str
 f = upper
@@ -317,7 +327,8 @@ f = upper
 		pos(base+2, 5) + "warning: directive 'arg' has no effect on a command; put it above the argument's type in a multi-line signature",
 		pos(base+4, 7) + "warning: unknown directive 'colour'; kept as description text",
 		pos(base+5, 7) + "warning: directive 'return' has no effect on an argument; ignored",
-		pos(base+9, 1) + "warning: docstring at the end of the file is not attached to anything; ignored",
+		pos(base+6, 7) + "warning: directive 'title' has no effect on an argument; ignored",
+		pos(base+10, 1) + "warning: docstring at the end of the file is not attached to anything; ignored",
 	}
 	for i := range want {
 		want[i] = path + ":" + want[i]

@@ -98,6 +98,10 @@ func TestErrors(t *testing.T) {
 		{"with taking the wrong type", "--' with: -c/--count=count\nf :: Str -> Str\nf = upper", "6:22: with: 'count' takes [Int], but the command returns Str"},
 		{"with that is not a function", "--' with: --w=count [1]\nf :: Str -> Str\nf = upper", "6:15: a value of type Int is not a function, but is given 1 argument"},
 		{"action without a function", "--' with: --w\nf :: Str -> Str\nf = upper", "6:14: with: expected -s/--long=function"},
+		{"empty title", "--' title:\nf :: Str -> Str\nf = upper", "6:11: title: needs the command's display name"},
+		{"icon over http", "--' icon: http://example.com/i.png\nf :: Str -> Str\nf = upper", "6:11: icon: 'http://example.com/i.png' is not an https:// URL or a data:image/ URI"},
+		{"icon that is a path", "--' @icon icons/i.png\nf :: Str -> Str\nf = upper", "6:11: icon: 'icons/i.png' is not an https:// URL or a data:image/ URI"},
+		{"icon of two words", "--' icon: https://example.com/a.png https://example.com/b.png\nf :: Str -> Str\nf = upper", "6:11: icon: 'https://example.com/a.png https://example.com/b.png' is not one URL: it holds white space"},
 		{"action with a syntax error", "--' with: --w=upper )\nf :: Str -> Str\nf = upper", "6:21: unexpected ')' after the expression"},
 	}
 	for _, tt := range tests {

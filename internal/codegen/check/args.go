@@ -52,7 +52,7 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	argDir, trueDir, falseDir := d.Get("arg"), d.Get("true"), d.Get("false")
 	for _, dir := range d.Directives {
 		switch dir.Key {
-		case "return", "unroll", "with", "render", "env", "cwd", "timeout", "bearer", "header":
+		case "return", "unroll", "with", "render", "env", "cwd", "timeout", "bearer", "header", "title", "icon":
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on an argument; ignored", dir.Key)
 		}
 	}

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
@@ -84,7 +86,7 @@ func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 	c.warnUnknown(d)
 	for _, dir := range d.Directives {
 		switch dir.Key {
-		case "name", "return", "with", "render":
+		case "name", "return", "with", "render", "title", "icon":
 		default:
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a command; put it above the argument's type in a multi-line signature", dir.Key)
 		}
@@ -98,6 +100,7 @@ func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 		c.sink.Errorf(pos, "command name '%s' must match %s, which is what MCP clients accept as a tool name", cmd.Name, manifest.ToolNamePattern)
 	}
 	cmd.ReturnDoc = c.returnDoc(d, sig)
+	cmd.Title, cmd.Icons = c.display(d)
 	reg := &optionNames{c: c, cmd: cmd.Name, used: map[string]diag.Pos{}}
 	cmd.Args = c.commandArgs(sig, reg)
 	cmd.Body = c.commandBody(def, f, sig, ex.Pos)
@@ -112,6 +115,46 @@ func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 		return nil, pos
 	}
 	return cmd, pos
+}
+
+// display is what MCP clients show of a command besides its name and
+// description: its `title:` and the URLs of its `icon:` directives.
+func (c *checker) display(d doc.Doc) (string, []string) {
+	title := ""
+	if dir := d.Get("title"); dir != nil {
+		if title = dir.Value; title == "" {
+			c.sink.Errorf(dir.ValuePos, "title: needs the command's display name, such as `title: Molecular weight`")
+		}
+	}
+	var icons []string
+	for _, dir := range d.All("icon") {
+		if err := checkIconURL(dir.Value); err != nil {
+			c.sink.Errorf(dir.ValuePos, "icon: %v", err)
+			continue
+		}
+		icons = append(icons, dir.Value)
+	}
+	return title, icons
+}
+
+// checkIconURL checks the value of an `icon:` directive. Only https: and
+// data:image/ are accepted, as the MCP specification asks clients to
+// accept no other scheme for icons (a file: or http: URL would be fetched
+// by no one, or unsafely).
+func checkIconURL(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("needs the URL of an image, such as `icon: https://example.com/icon.png`")
+	case strings.ContainsAny(s, " \t"):
+		return fmt.Errorf("'%s' is not one URL: it holds white space", s)
+	case strings.HasPrefix(s, "data:image/"):
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("'%s' is not an https:// URL or a data:image/ URI", s)
+	}
+	return nil
 }
 
 // exported finds what an exported name stands for: a definition or a

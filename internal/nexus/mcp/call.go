@@ -54,11 +54,13 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 	return p, nil
 }
 
-// call runs one tools/call request and returns its encoded reply. A bad
-// request is a JSON-RPC error; a failure of the command (an exception,
+// call runs one tools/call request of a client of protocol version
+// version and returns its encoded reply. A request that is not a valid
+// tools/call, or names an unknown tool, is a JSON-RPC error; so are bad
+// arguments before 2025-11-25, and a result with isError from then on
+// (see argErrorsAreResults). A failure of the command (an exception,
 // @throw, a pool that died, a timeout) is a result with isError set.
-// structured says whether the client's version has structured results.
-func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) (out []byte) {
+func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (out []byte) {
 	defer func() {
 		// A bug in the server must not kill it: it ends this call only.
 		if p := recover(); p != nil {
@@ -67,22 +69,32 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, structured bool) 
 	}()
 	// Binding reads the arguments while a large message's check runs; the
 	// call runs only once the message is known to be JSON.
+	var badArgs error
 	c, bad := jsonrpc.ReadParams(m, func(params json.RawMessage) (boundCall, *jsonrpc.Error) {
 		p, err := readCallParams(params)
 		if err != nil {
 			return boundCall{}, err
 		}
-		return s.bind(p.Name, p.Arguments)
+		t, err := s.find(p.Name)
+		if err != nil {
+			return boundCall{}, err
+		}
+		call, bindErr := t.Bind(p.Arguments)
+		badArgs = bindErr
+		return boundCall{t: t, call: call}, nil
 	})
-	if bad != nil {
+	switch {
+	case bad != nil:
 		return m.Fail(bad)
+	case badArgs != nil:
+		return argsFailure(m, badArgs, version)
 	}
 	res, err := s.run(ctx, c)
 	if err != nil {
 		return m.ResultJSON(toolResult(err.Error(), nil, true))
 	}
 	record := res.Record
-	if !structured {
+	if !hasStructured(version) {
 		record = nil
 	}
 	return m.ResultJSON(toolResult(res.Text, record, false))
@@ -94,20 +106,26 @@ type boundCall struct {
 	call tool.Call
 }
 
-// bind is all of a call that comes before anything runs: finding tool
-// name, and binding named to its arguments. A bad call, on which nothing
-// runs (an unknown tool, a missing, unknown or ill-typed argument), fails
-// with a *jsonrpc.Error of CodeInvalidParams.
-func (s *Server) bind(name string, named map[string]json.RawMessage) (boundCall, *jsonrpc.Error) {
+// find finds the tool called name: a call of an unknown one fails with a
+// *jsonrpc.Error of CodeInvalidParams in every protocol version, since
+// there is nothing a model could correct in its arguments.
+func (s *Server) find(name string) (*tool.Tool, *jsonrpc.Error) {
 	t := s.tools.Tool(name)
 	if t == nil {
-		return boundCall{}, callError(tool.UnknownTool(name))
+		return nil, callError(tool.UnknownTool(name))
 	}
-	c, err := t.Bind(named)
-	if err != nil {
-		return boundCall{}, callError(err)
+	return t, nil
+}
+
+// argsFailure is the reply to m, whose arguments could not be bound (err,
+// an *tool.ArgError when they are missing, unknown or ill-typed), for a
+// client of protocol version version.
+func argsFailure(m *jsonrpc.Message, err error, version string) []byte {
+	var bad *tool.ArgError
+	if errors.As(err, &bad) && argErrorsAreResults(version) {
+		return m.ResultJSON(toolResult(bad.Msg, nil, true))
 	}
-	return boundCall{t: t, call: c}, nil
+	return m.Fail(callError(err))
 }
 
 // run runs a bound call, within the server's timeout. A failure of the

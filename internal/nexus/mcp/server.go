@@ -21,17 +21,36 @@ import (
 )
 
 // Protocol versions. Latest is what we speak; the others are older
-// versions whose clients we still answer in their own version (the tools
-// part of the protocol is the same, but for structured results, which
-// 2025-06-18 added).
+// versions whose clients we still answer in their own version. The tools
+// part of the protocol is the same in all of them but for what the
+// functions below this list say: structured results and tool titles
+// (2025-06-18), bad arguments as tool errors, tool icons and the bare
+// schema of a tool without arguments (2025-11-25).
 const (
-	Latest    = "2025-06-18"
+	Latest    = V20251125
+	V20251125 = "2025-11-25"
+	V20250618 = "2025-06-18"
 	V20250326 = "2025-03-26"
 	V20241105 = "2024-11-05"
 )
 
 // supported lists every protocol version a client may ask for.
-var supported = []string{Latest, V20250326, V20241105}
+var supported = []string{V20251125, V20250618, V20250326, V20241105}
+
+// hasStructured reports whether protocol version v has output schemas and
+// structured tool results (2025-06-18 on).
+func hasStructured(v string) bool { return v >= V20250618 }
+
+// argErrorsAreResults reports whether protocol version v answers a call
+// with bad arguments as a tool result with isError, which a model can
+// read and correct, rather than as a JSON-RPC error (2025-11-25 on).
+func argErrorsAreResults(v string) bool { return v >= V20251125 }
+
+// listForm is how protocol version v lists tools.
+func listForm(v string) tool.ListForm {
+	return tool.ListForm{OutputSchema: hasStructured(v), Title: v >= V20250618,
+		Icons: v >= V20251125, BareEmptyInput: v >= V20251125}
+}
 
 // Options configure a Server. The zero value works.
 type Options struct {
@@ -45,32 +64,40 @@ type Options struct {
 type Server struct {
 	name  string
 	tools *tool.Set
-	// list and listOld are the tools/list results, encoded once: with
-	// output schemas, and without for clients of versions before
-	// 2025-06-18.
-	list, listOld []byte
+	// lists are the tools/list results, encoded once for each form a
+	// protocol version lists tools in (see listForm).
+	lists map[tool.ListForm][]byte
 }
 
 // NewServer returns a server named name (the program's name, shown to
 // clients as serverInfo.name) that serves tools.
 func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
-	s := &Server{name: name, tools: tool.NewSet(tools, tool.Options{CallTimeout: opts.CallTimeout})}
-	s.list = encodeList(tools, true)
-	s.listOld = encodeList(tools, false)
+	s := &Server{name: name, tools: tool.NewSet(tools, tool.Options{CallTimeout: opts.CallTimeout}),
+		lists: map[tool.ListForm][]byte{}}
+	for _, v := range supported {
+		if f := listForm(v); s.lists[f] == nil {
+			s.lists[f] = encodeList(tools, f)
+		}
+	}
 	return s
 }
 
-// ListResult is the result of tools/list, in protocol version Latest: what
-// `./prog --mcp-tools` prints.
-func (s *Server) ListResult() json.RawMessage { return s.list }
+// ListResult is the result of tools/list in protocol version 2025-06-18:
+// what `./prog --mcp-tools` prints, and the form the JSON API's /discover
+// shows tools in. The other versions' lists differ from it only as
+// listForm says (mcp.md, "Differences between revisions").
+func (s *Server) ListResult() json.RawMessage { return s.listResult(V20250618) }
 
-func encodeList(tools []*tool.Tool, outputSchemas bool) []byte {
+// listResult is the result of tools/list in protocol version v.
+func (s *Server) listResult(v string) []byte { return s.lists[listForm(v)] }
+
+func encodeList(tools []*tool.Tool, form tool.ListForm) []byte {
 	b := []byte(`{"tools":[`)
 	for i, t := range tools {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = t.AppendJSON(b, outputSchemas)
+		b = t.AppendJSON(b, form)
 	}
 	return append(b, "]}"...)
 }
@@ -104,7 +131,8 @@ func (s *Server) initializeResult(version string) initializeResult {
 }
 
 // negotiate is the protocol version to answer a client asking for asked:
-// asked itself when supported, else Latest.
+// asked itself when supported, else Latest, as the lifecycle rule of every
+// revision says (the client then decides whether it can speak it).
 func negotiate(asked string) string {
 	for _, v := range supported {
 		if v == asked {

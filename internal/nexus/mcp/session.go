@@ -181,18 +181,11 @@ func (ss *Session) needReady() *jsonrpc.Error {
 	return nil
 }
 
-// hasStructured reports whether protocol version v has structured tool
-// results (2025-06-18 on).
-func hasStructured(v string) bool { return v >= Latest }
-
 func (ss *Session) listResult() []byte {
 	ss.mu.Lock()
 	v := ss.version
 	ss.mu.Unlock()
-	if hasStructured(v) {
-		return ss.srv.list
-	}
-	return ss.srv.listOld
+	return ss.srv.listResult(v)
 }
 
 func (ss *Session) notify(m *jsonrpc.Message) {
@@ -235,13 +228,13 @@ func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func
 		return
 	}
 	ss.calls[key] = c
-	modern := hasStructured(ss.version)
+	version := ss.version
 	ss.wg.Add(1)
 	ss.mu.Unlock()
 
 	go func() {
 		defer ss.wg.Done()
-		out := ss.srv.call(ctx, m, modern)
+		out := ss.srv.call(ctx, m, version)
 		cancel()
 		ss.mu.Lock()
 		delete(ss.calls, key)

@@ -41,6 +41,8 @@ record Point where
   y :: Real
 
 --' Add two numbers.
+--' title: Addition
+--' icon: https://example.com/add.png
 add :: Int -> Int -> Int
 add a b = addPy a b
 
@@ -208,9 +210,10 @@ func TestVersionNegotiation(t *testing.T) {
 		`"2025-06-18"`: "2025-06-18",
 		`"2025-03-26"`: "2025-03-26",
 		`"2024-11-05"`: "2024-11-05",
-		`"2025-11-25"`: "2025-06-18",
-		`"1999-01-01"`: "2025-06-18",
-		`null`:         "2025-06-18",
+		`"2025-11-25"`: "2025-11-25",
+		`"2026-01-01"`: "2025-11-25",
+		`"1999-01-01"`: "2025-11-25",
+		`null`:         "2025-11-25",
 	} {
 		line := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":` + asked + `,"capabilities":{}}}`
 		got := exchange(srv, line)
@@ -254,6 +257,22 @@ func TestCalls(t *testing.T) {
 		{"no name", "2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"tools/call params have no tool name"}}`},
 		{"arguments not an object", "2025-06-18", call(1, "add", `[1,2]`),
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid tools/call params:`},
+		{"record, 2025-11-25", "2025-11-25", call(1, "point", `{"_1":1.5}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"x\":1.5,\"y\":0.5}"}],"structuredContent":{"x":1.5,"y":0.5}}}`},
+		{"function failure, 2025-11-25", "2025-11-25", call(1, "boom", `{"_1":1}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"boom: ValueError: no good"}],"isError":true}}`},
+		// Bad argument values: a JSON-RPC error up to 2025-06-18, a tool
+		// error with the same message from 2025-11-25 on.
+		{"wrong type", "2025-06-18", call(1, "add", `{"_1":"two","_2":40}`), paramsError(addWrongType)},
+		{"wrong type, 2025-11-25", "2025-11-25", call(1, "add", `{"_1":"two","_2":40}`), toolError(addWrongType)},
+		{"missing, 2024-11-05", "2024-11-05", call(1, "add", `{"_2":40}`), paramsError(addMissing)},
+		{"missing, 2025-11-25", "2025-11-25", call(1, "add", `{"_2":40}`), toolError(addMissing)},
+		{"unknown argument, 2025-11-25", "2025-11-25", call(1, "add", `{"_1":1,"_2":40,"c":3}`), toolError(addUnknown)},
+		// Not arguments a model could correct: JSON-RPC errors still.
+		{"unknown tool, 2025-11-25", "2025-11-25", call(1, "nope", `{}`), paramsError("unknown tool 'nope'")},
+		{"no name, 2025-11-25", "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, paramsError("tools/call params have no tool name")},
+		{"arguments not an object, 2025-11-25", "2025-11-25", call(1, "add", `[1,2]`),
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid tools/call params:`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,17 +335,52 @@ func TestLargeCalls(t *testing.T) {
 
 func TestListMatchesListResult(t *testing.T) {
 	srv, _ := callsServer(t, Options{})
-	got := exchange(srv, initLine, initializedLine, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	want := `{"jsonrpc":"2.0","id":1,"result":` + string(srv.ListResult()) + `}`
-	if len(got) != 2 || got[1] != want {
-		t.Fatalf("got %v\nwant %s", got, want)
+	list := func(version string) string {
+		t.Helper()
+		got := exchange(srv, strings.Replace(initLine, "2025-06-18", version, 1), initializedLine, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if len(got) != 2 {
+			t.Fatalf("%s: got %v", version, got)
+		}
+		return got[1]
 	}
-	if !strings.Contains(want, `"outputSchema"`) {
-		t.Errorf("the list of 2025-06-18 has no output schema: %s", want)
+	if got, want := list("2025-06-18"), `{"jsonrpc":"2.0","id":1,"result":`+string(srv.ListResult())+`}`; got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
 	}
-	old := exchange(srv, strings.Replace(initLine, "2025-06-18", "2024-11-05", 1), initializedLine, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if len(old) != 2 || strings.Contains(old[1], "outputSchema") || !strings.Contains(old[1], `"name":"point"`) {
-		t.Errorf("the list of 2024-11-05: %v", old)
+	// What each revision sees of a tool without arguments, and of one
+	// returning a record: 2025-11-25 the bare object schema it asks for,
+	// older ones the empty properties they always had.
+	const (
+		bare     = `{"name":"answer","inputSchema":{"type":"object","additionalProperties":false}}`
+		empty    = `{"name":"answer","inputSchema":{"type":"object","properties":{},"required":[],"additionalProperties":false}}`
+		pointOut = `"outputSchema":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}`
+	)
+	// The title from 2025-06-18 on, the icons from 2025-11-25 on.
+	const (
+		addTitled = `{"name":"add","title":"Addition","description":"Add two numbers.","inputSchema":`
+		addIcons  = `{"name":"add","title":"Addition","description":"Add two numbers.","icons":[{"src":"https://example.com/add.png"}],"inputSchema":`
+		addPlain  = `{"name":"add","description":"Add two numbers.","inputSchema":`
+	)
+	for _, tc := range []struct {
+		version   string
+		noArgs    string
+		outSchema bool
+		add       string
+	}{
+		{"2025-11-25", bare, true, addIcons},
+		{"2025-06-18", empty, true, addTitled},
+		{"2025-03-26", empty, false, addPlain},
+		{"2024-11-05", empty, false, addPlain},
+	} {
+		got := list(tc.version)
+		if !strings.Contains(got, tc.add) {
+			t.Errorf("%s: add is not listed as %s in %s", tc.version, tc.add, got)
+		}
+		if !strings.Contains(got, tc.noArgs) {
+			t.Errorf("%s: the tool without arguments is not %s in %s", tc.version, tc.noArgs, got)
+		}
+		if strings.Contains(got, pointOut) != tc.outSchema || strings.Contains(got, "outputSchema") != tc.outSchema {
+			t.Errorf("%s: output schema listed: %v, want %v: %s", tc.version, !tc.outSchema, tc.outSchema, got)
+		}
 	}
 }
 
@@ -472,3 +526,23 @@ func TestStdioBrokenLines(t *testing.T) {
 		t.Errorf("after broken lines: got %v", got)
 	}
 }
+
+// paramsError is the reply to a call of id 1 that failed with -32602 and
+// msg (the contents of a JSON string).
+func paramsError(msg string) string {
+	return `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"` + msg + `"}}`
+}
+
+// toolError is the reply to a call of id 1 whose result is a tool error
+// saying msg (the contents of a JSON string).
+func toolError(msg string) string {
+	return `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + msg + `"}],"isError":true}}`
+}
+
+// The messages of bad calls of add, the same in every revision, as JSON
+// strings' contents.
+const (
+	addWrongType = `invalid value for argument '_1': expected an integer, got the string \"two\"`
+	addMissing   = `missing required argument '_1' for tool 'add'`
+	addUnknown   = `unknown argument 'c' for tool 'add' (it takes _1, _2)`
+)

@@ -65,10 +65,20 @@ func (c *httpClient) post(ctx context.Context, sid, body string, headers ...stri
 	return resp.StatusCode, string(out), resp.Header
 }
 
-// open initializes a session and returns its id.
+// open initializes a session of protocol version 2025-06-18 and returns
+// its id.
 func (c *httpClient) open() string {
 	c.t.Helper()
-	status, body, h := c.post(context.Background(), "", initLine)
+	return c.openAt("2025-06-18")
+}
+
+// openAt initializes a session of protocol version v and returns its id.
+func (c *httpClient) openAt(v string) string {
+	c.t.Helper()
+	status, body, h := c.post(context.Background(), "", strings.Replace(initLine, "2025-06-18", v, 1))
+	if !strings.Contains(body, `"protocolVersion":"`+v+`"`) {
+		c.t.Fatalf("initialize at %s: %s", v, body)
+	}
 	sid := h.Get(HeaderSessionID)
 	if status != 200 || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(sid) {
 		c.t.Fatalf("initialize: %d %q, session id %q", status, body, sid)
@@ -168,6 +178,47 @@ func TestHTTPErrors(t *testing.T) {
 				t.Errorf("got %d %s\nwant %d %s", status, body, tc.status, tc.want)
 			}
 		})
+	}
+}
+
+// TestHTTPVersionHeader: in a session of either of the last two
+// revisions, a supported Mcp-Protocol-Version or none is served (none
+// may be taken as 2025-03-26, whose semantics for tools differ from
+// neither's but for what the session negotiated), and an invalid or
+// unsupported one is refused with 400; a bad call's arguments get each
+// revision's answer over HTTP as over stdio.
+func TestHTTPVersionHeader(t *testing.T) {
+	c, _, _ := serveHTTP(t, Options{}, HTTPOptions{})
+	badAdd := strings.Replace(addLine, `"_1":1`, `"_1":"two"`, 1)
+	for _, v := range []string{"2025-11-25", "2025-06-18"} {
+		sid := c.openAt(v)
+		argsReply := `{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"` + addWrongType + `"}}`
+		if v == "2025-11-25" {
+			argsReply = `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"` + addWrongType + `"}],"isError":true}}`
+		}
+		for _, tc := range []struct {
+			name, body string
+			header     string // of Mcp-Protocol-Version, "" for none
+			status     int
+			want       string
+		}{
+			{"its own version", addLine, v, 200, `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"3"}]}}`},
+			{"no header", addLine, "", 200, `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"3"}]}}`},
+			{"unsupported", listLine, "2025-13-01", 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"unsupported Mcp-Protocol-Version: 2025-13-01 (this server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)"}}`},
+			{"invalid", listLine, "latest", 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"unsupported Mcp-Protocol-Version: latest`},
+			{"bad arguments", badAdd, v, 200, argsReply},
+		} {
+			t.Run(v+"/"+tc.name, func(t *testing.T) {
+				var headers []string
+				if tc.header != "" {
+					headers = []string{HeaderProtocolVersion, tc.header}
+				}
+				status, body, _ := c.post(context.Background(), sid, tc.body, headers...)
+				if status != tc.status || !strings.HasPrefix(body, tc.want) {
+					t.Errorf("got %d %s\nwant %d %s", status, body, tc.status, tc.want)
+				}
+			})
+		}
 	}
 }
 

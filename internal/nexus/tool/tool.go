@@ -6,8 +6,8 @@
 // how named JSON values bind to the command's positional arguments.
 //
 // A bad call fails with an *ArgError before anything runs; the front ends
-// map it to their own form (MCP to JSON-RPC -32602, the JSON API to HTTP
-// 400). The command-line front end (nexus/cli) reads tokens, not JSON,
+// map it to their own form (MCP to JSON-RPC -32602, or from protocol
+// 2025-11-25 on to a tool result with isError; the JSON API to HTTP 400). The command-line front end (nexus/cli) reads tokens, not JSON,
 // but builds unrolled records by the same rule (Record).
 package tool
 
@@ -31,8 +31,12 @@ const RenderRaw = "raw"
 // how the named arguments of a call bind to the command's arguments, and
 // the dispatcher that runs it.
 type Tool struct {
-	Name         string
-	Description  string
+	Name        string
+	Description string
+	// Title is the display name (the command's `title:`), Icons the URLs
+	// of its icons (`icon:`); both may be empty.
+	Title        string
+	Icons        []string
 	InputSchema  *Schema
 	OutputSchema *Schema // nil unless the command returns a record
 
@@ -102,6 +106,8 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 	t := &Tool{
 		Name:        name,
 		Description: docText(c.Doc),
+		Title:       c.Title,
+		Icons:       c.Icons,
 		InputSchema: &Schema{Types: []string{"object"}, Properties: []Property{}, Additional: AdditionalFalse},
 		cmd:         c,
 		d:           d,
@@ -281,23 +287,60 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
-// MarshalJSON writes the tool as MCP's tools/list shows it: its name,
-// description, input schema and output schema.
-func (t *Tool) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil, true), nil }
+// ListForm says how a tool is listed: which of the parts that MCP's
+// revisions differ on a client knows. The zero value is the form of the
+// oldest revision.
+type ListForm struct {
+	// OutputSchema lists the output schema, and Title the title (MCP
+	// 2025-06-18 on).
+	OutputSchema bool
+	Title        bool
+	// Icons lists the icons (MCP 2025-11-25 on).
+	Icons bool
+	// BareEmptyInput lists the input schema of a tool without arguments
+	// as {"type":"object","additionalProperties":false}, the form MCP
+	// 2025-11-25 asks for, rather than with an empty properties and
+	// required, which mean the same.
+	BareEmptyInput bool
+}
 
-// AppendJSON appends the tool as MarshalJSON writes it, without its output
-// schema unless outputSchema (clients of MCP versions before 2025-06-18
-// know none).
-func (t *Tool) AppendJSON(b []byte, outputSchema bool) []byte {
+// MarshalJSON writes the tool as MCP's tools/list shows it to a client of
+// 2025-06-18 (the JSON API's /discover shows it so).
+func (t *Tool) MarshalJSON() ([]byte, error) {
+	return t.AppendJSON(nil, ListForm{OutputSchema: true, Title: true}), nil
+}
+
+// AppendJSON appends the tool as tools/list shows it in form.
+func (t *Tool) AppendJSON(b []byte, form ListForm) []byte {
 	b = append(b, `{"name":`...)
 	b = AppendString(b, t.Name)
+	if form.Title && t.Title != "" {
+		b = append(b, `,"title":`...)
+		b = AppendString(b, t.Title)
+	}
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
 		b = AppendString(b, t.Description)
 	}
+	if form.Icons && len(t.Icons) > 0 {
+		b = append(b, `,"icons":[`...)
+		for i, src := range t.Icons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"src":`...)
+			b = AppendString(b, src)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"inputSchema":`...)
-	b = t.InputSchema.appendJSON(b)
-	if outputSchema && t.OutputSchema != nil {
+	if form.BareEmptyInput && len(t.InputSchema.Properties) == 0 {
+		b = append(b, `{"type":"object","additionalProperties":false}`...)
+	} else {
+		b = t.InputSchema.appendJSON(b)
+	}
+	if form.OutputSchema && t.OutputSchema != nil {
 		b = append(b, `,"outputSchema":`...)
 		b = t.OutputSchema.appendJSON(b)
 	}

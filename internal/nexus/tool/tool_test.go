@@ -187,7 +187,7 @@ func TestToolSchemas(t *testing.T) {
 			"data":{},"_2":{}},"required":["data"],"additionalProperties":false}}`
 	got := map[string]string{}
 	for _, tool := range tools {
-		got[tool.Name] = string(tool.AppendJSON(nil, true))
+		got[tool.Name] = string(tool.AppendJSON(nil, ListForm{OutputSchema: true}))
 	}
 	for name, w := range want {
 		g, ok := got[name]
