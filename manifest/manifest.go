@@ -18,7 +18,7 @@ import (
 // NexusVersion is the version of this nexus. A manifest records the version
 // that built it and loads only into the same version, since the format may
 // change between versions.
-const NexusVersion = "0.1.0"
+const NexusVersion = "0.2.0"
 
 // FileName is the manifest's name inside a build folder.
 const FileName = "manifest.json"
