@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -23,7 +25,7 @@ import (
 
 // httpOnlyFlags make sense only when serving over HTTP. (NEXUS_MCP_TOKEN
 // may be set for every server a user runs, stdio ones too.)
-var httpOnlyFlags = []string{"http-host", "auth-token", "allow-no-auth", "session-idle", "session-unused",
+var httpOnlyFlags = []string{"http-host", "auth-token", "auth-file", "audit-log", "allow-no-auth", "session-idle", "session-unused",
 	"max-sessions", "max-client-sessions", "max-body", "max-conns"}
 
 // tokenEnv holds the token when --auth-token is not given. Read by hand,
@@ -49,11 +51,86 @@ func authToken(c *cli.Context) (string, error) {
 	return token, nil
 }
 
+// access is who may call a server over HTTP and where their calls are
+// recorded: the one token, or the credentials of --auth-file, and the
+// audit log.
+type access struct {
+	token string
+	creds *guard.CredentialStore
+	audit *guard.Audit // nil: no audit log
+	close func()       // closes the audit log's file
+}
+
+// httpAccess reads --auth-token (or NEXUS_MCP_TOKEN), --auth-file and
+// --audit-log. The audit log is written when there is a credentials file
+// (to stderr unless --audit-log names a file) or --audit-log asks for it.
+func httpAccess(c *cli.Context) (*access, error) {
+	a := &access{close: func() {}}
+	file := c.String("auth-file")
+	if c.IsSet("auth-token") && c.IsSet("auth-file") {
+		return nil, usageError{errors.New("--auth-token and --auth-file exclude each other: put the token in the file as one credential")}
+	}
+	if file == "" {
+		token, err := authToken(c)
+		if err != nil {
+			return nil, err
+		}
+		a.token = token
+	} else {
+		creds, err := guard.OpenCredentials(file)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		a.creds = creds
+	}
+	switch logFile := c.String("audit-log"); {
+	case logFile != "":
+		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--audit-log: %w", err)}
+		}
+		a.audit, a.close = guard.NewAudit(f), func() { f.Close() }
+	case a.creds != nil:
+		a.audit = guard.NewAudit(os.Stderr)
+	}
+	return a, nil
+}
+
+// reloadOnHangup re-reads the credentials file at each SIGHUP until ctx
+// ends. Requests authenticate against the credentials of the moment they
+// arrive, so calls in flight finish; a file that no longer parses leaves
+// the credentials in force as they were.
+func (a *access) reloadOnHangup(ctx context.Context) {
+	if a.creds == nil {
+		return
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				cs, err := a.creds.Reload()
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "nexus: SIGHUP: keeping the credentials in force: %v\n", err)
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "nexus: SIGHUP: %d credentials in force\n", cs.Len())
+			}
+		}
+	}()
+}
+
 // serverFlags are the flags of every server: nexus mcp and nexus serve.
 func serverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "http-host", Value: "127.0.0.1", Usage: "the address to listen on (`HOST`); beyond loopback it needs a token or --allow-no-auth"},
 		&cli.StringFlag{Name: "auth-token", Usage: "require `TOKEN` (at least 16 characters) as Authorization: Bearer on every HTTP request [$" + tokenEnv + "]"},
+		&cli.StringFlag{Name: "auth-file", Usage: "require one of the credentials in `FILE` (JSON, see docs/mcp.md) as Authorization: Bearer or X-API-Key; SIGHUP re-reads it"},
+		&cli.StringFlag{Name: "audit-log", Usage: "append a JSON line for every tool call to `FILE` (with --auth-file, stderr by default)"},
 		&cli.BoolFlag{Name: "allow-no-auth", Usage: "allow a non-loopback --http-host without a token"},
 		&cli.DurationFlag{Name: "session-idle", Value: mcp.DefaultSessionIdle, Usage: "end an MCP session after `DURATION` without a request"},
 		&cli.DurationFlag{Name: "session-unused", Value: mcp.DefaultSessionUnused, Usage: "end an MCP session after `DURATION` when it made no request after initialize"},
@@ -103,8 +180,12 @@ func httpOptions(c *cli.Context) mcp.HTTPOptions {
 
 // serveProgramHTTP serves one program's tools over Streamable HTTP at /mcp.
 func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
+	acc, err := httpAccess(c)
+	if err != nil {
+		return err
+	}
 	prog := program.New(m, poolOptions(c))
-	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), os.Stderr), httpOptions(c))
+	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, os.Stderr), httpOptions(c))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle("/", guard.NotFound("/mcp"))
@@ -115,7 +196,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	ctx, stop := onSignals(closeAll)
 	defer stop()
 	prog.StartPools(ctx, os.Stderr)
-	return serveHTTP(ctx, c, mux, "MCP at /mcp", closeAll)
+	return serveHTTP(ctx, c, acc, mux, "MCP at /mcp", closeAll)
 }
 
 // serveHTTP serves h behind the guard on --http-host:--http-port until ctx
@@ -123,17 +204,14 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 // the requests in flight finish for up to --shutdown-grace, cancels those
 // still running, and then calls stop (which ends sessions and stops
 // pools).
-func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string, stop func()) error {
+func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, what string, stop func()) error {
+	defer acc.close()
 	addr := net.JoinHostPort(c.String("http-host"), strconv.Itoa(c.Int("http-port")))
-	token, err := authToken(c)
-	if err != nil {
-		stop()
-		return err
-	}
 	newPolicy := func(addr string) (*guard.Policy, error) {
 		return guard.New(guard.Options{
 			Addr:        addr,
-			Token:       token,
+			Token:       acc.token,
+			Credentials: acc.creds,
 			AllowNoAuth: c.Bool("allow-no-auth"),
 			MaxBody:     c.Int64("max-body"),
 		})
@@ -182,6 +260,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, h http.Handler, what string,
 	fmt.Fprintf(os.Stderr, "nexus: serving %s on http://%s\n", what, net.JoinHostPort(c.String("http-host"), port))
 	grace := c.Duration("shutdown-grace")
 	sayStopping(ctx, grace)
+	acc.reloadOnHangup(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

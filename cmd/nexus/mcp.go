@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
@@ -94,27 +95,27 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	sayStopping(ctx, sopts.Grace)
 
 	prog.StartPools(ctx, os.Stderr)
-	err = mcp.ServeStdio(ctx, newServer(prog, opts, os.Stderr), os.Stdin, out, sopts)
+	err = mcp.ServeStdio(ctx, newServer(prog, opts, nil, os.Stderr), os.Stdin, out, sopts)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
 	}
 	return err
 }
 
-// newServer makes the MCP server of prog, and reports the commands it
-// cannot serve on log.
-func newServer(prog *program.Program, opts tool.Options, log io.Writer) *mcp.Server {
+// newServer makes the MCP server of prog, which writes its calls to audit
+// (nil: nowhere), and reports the commands it cannot serve on log.
+func newServer(prog *program.Program, opts tool.Options, audit *guard.Audit, log io.Writer) *mcp.Server {
 	tools, skipped := prog.Tools("")
 	for _, s := range skipped {
 		fmt.Fprintf(log, "nexus: %s\n", s)
 	}
-	return mcp.NewServer(prog.Manifest.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout})
+	return mcp.NewServer(prog.Manifest.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout, Audit: audit})
 }
 
 // printTools prints the tools/list result of m (`./prog --mcp-tools`),
 // without starting any pool (nothing is called).
 func printTools(m *manifest.Manifest, w, log io.Writer) error {
-	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, log)
+	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, nil, log)
 	out, err := indentJSON(srv.ListResult())
 	if err != nil {
 		return err

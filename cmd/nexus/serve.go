@@ -37,17 +37,22 @@ func serveCommand() *cli.Command {
 				}
 				ms = append(ms, m)
 			}
+			acc, err := httpAccess(c)
+			if err != nil {
+				return err
+			}
 			tuneGC()
 			rt, err := router.New(ms, router.Options{
-				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr,
+				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr, Audit: acc.audit,
 			})
 			if err != nil {
+				acc.close()
 				return err
 			}
 			closeAll := func() { rt.Close() }
 			ctx, stop := onSignals(closeAll)
 			defer stop()
-			return serveHTTP(ctx, c, rt, "MCP at /mcp and the JSON API", closeAll)
+			return serveHTTP(ctx, c, acc, rt, "MCP at /mcp and the JSON API", closeAll)
 		},
 	}
 }

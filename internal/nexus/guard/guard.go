@@ -50,7 +50,9 @@ type Policy struct {
 	// Comparing fixed-length sums in constant time leaks neither the
 	// token nor its length.
 	tokenSum []byte
-	maxBody  int64
+	// creds, when set, replaces the token: each client has its own.
+	creds   *CredentialStore
+	maxBody int64
 	// A body must come at bodyRate bytes a second, after bodyGrace.
 	bodyGrace time.Duration
 	bodyRate  int64
@@ -63,6 +65,10 @@ type Options struct {
 	// Token, when not empty, must come with every request as
 	// "Authorization: Bearer <Token>". It must pass CheckToken.
 	Token string
+	// Credentials, when set, are the secrets requests may present
+	// instead of Token (which must then be empty), each as
+	// "Authorization: Bearer <secret>" or "X-API-Key: <secret>".
+	Credentials *CredentialStore
 	// AllowNoAuth permits listening beyond the loopback interface without
 	// a token.
 	AllowNoAuth bool
@@ -96,6 +102,10 @@ func New(opts Options) (*Policy, error) {
 	if p.bodyRate <= 0 {
 		p.bodyRate = DefaultMinBodyRate
 	}
+	if opts.Token != "" && opts.Credentials != nil {
+		return nil, errors.New("a token and a credentials file exclude each other: use one")
+	}
+	p.creds = opts.Credentials
 	if opts.Token != "" {
 		if err := CheckToken(opts.Token); err != nil {
 			return nil, err
@@ -104,9 +114,9 @@ func New(opts Options) (*Policy, error) {
 		p.tokenSum = sum[:]
 	}
 	if !IsLoopback(host) {
-		if opts.Token == "" && !opts.AllowNoAuth {
+		if opts.Token == "" && opts.Credentials == nil && !opts.AllowNoAuth {
 			return nil, fmt.Errorf("refusing to listen on %s without a token: anyone who can reach it could run the program's functions; "+
-				"set --auth-token or NEXUS_MCP_TOKEN, or pass --allow-no-auth if the network is trusted", opts.Addr)
+				"set --auth-token, NEXUS_MCP_TOKEN or --auth-file, or pass --allow-no-auth if the network is trusted", opts.Addr)
 		}
 		ip := net.ParseIP(host)
 		p.anyHost = host == "" || (ip != nil && ip.IsUnspecified())
@@ -119,8 +129,12 @@ func New(opts Options) (*Policy, error) {
 // with control characters (not allowed in a header), or shorter than
 // MinTokenLength. The error never shows the token.
 func CheckToken(token string) error {
+	return checkSecret(token, "the token (--auth-token or NEXUS_MCP_TOKEN)")
+}
+
+// checkSecret is CheckToken for a secret called what in its errors.
+func checkSecret(token, what string) error {
 	const fix = "use at least %d random characters (openssl rand -hex 16 makes one)"
-	const what = "the token (--auth-token or NEXUS_MCP_TOKEN)"
 	switch n := utf8.RuneCountInString(token); {
 	case strings.TrimSpace(token) == "":
 		return fmt.Errorf(what+" is blank: no client could authenticate; "+fix, MinTokenLength)
@@ -158,9 +172,10 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			Error(w, http.StatusForbidden, "forbidden: Origin "+quoted(o)+" may not call this server")
 			return
 		}
-		if !p.authorized(r) {
+		cred, ok := p.authorized(r)
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="nexus"`)
-			Error(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token>")
+			Error(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token> (or X-API-Key: <token>)")
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -179,7 +194,11 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			// server reads after it, at this pace too.
 			r.Body = p.pace(w, r.Body)
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, p.client(r))))
+		ctx := context.WithValue(r.Context(), clientKey{}, p.client(cred, r))
+		if cred != nil {
+			ctx = context.WithValue(ctx, credentialKey{}, cred)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -242,8 +261,8 @@ func Error(w http.ResponseWriter, status int, msg string) {
 type clientKey struct{}
 
 // Client names the client of r, a request that passed Wrap, for limits per
-// client: the token's when the server needs one (whoever holds it is one
-// client), else the address the request came from (on loopback, every
+// client: the credential's name, or the token's when the server needs one
+// (whoever holds it is one client), else the address the request came from (on loopback, every
 // local process is one client). Without Wrap, the address.
 func Client(r *http.Request) string {
 	if c, ok := r.Context().Value(clientKey{}).(string); ok {
@@ -252,7 +271,10 @@ func Client(r *http.Request) string {
 	return clientAddr(r)
 }
 
-func (p *Policy) client(r *http.Request) string {
+func (p *Policy) client(cred *Credential, r *http.Request) string {
+	if cred != nil {
+		return "credential " + cred.Name
+	}
 	if p.tokenSum != nil {
 		return "token " + hex.EncodeToString(p.tokenSum[:8])
 	}
@@ -267,16 +289,22 @@ func clientAddr(r *http.Request) string {
 	return host
 }
 
-func (p *Policy) authorized(r *http.Request) bool {
+// authorized reports whether r presents the token or a credential, and
+// which credential.
+func (p *Policy) authorized(r *http.Request) (*Credential, bool) {
+	if p.creds != nil {
+		c := p.creds.authenticate(r)
+		return c, c != nil
+	}
 	if p.tokenSum == nil {
-		return true
+		return nil, true
 	}
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+	token, ok := presented(r)
+	if !ok {
+		return nil, false
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return subtle.ConstantTimeCompare(sum[:], p.tokenSum) == 1
+	sum := sha256.Sum256([]byte(token))
+	return nil, subtle.ConstantTimeCompare(sum[:], p.tokenSum) == 1
 }
 
 // hostAllowed checks the Host header against DNS rebinding: a page on an

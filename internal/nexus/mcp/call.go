@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 )
@@ -59,25 +61,41 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 // tools/call, or names an unknown tool, is a JSON-RPC error; so are bad
 // arguments before 2025-11-25, and a result with isError from then on
 // (see argErrorsAreResults). A failure of the command (an exception,
-// @throw, a pool that died, a timeout) is a result with isError set.
+// @throw, a pool that died, a timeout) is a result with isError set, and
+// so is a call of a tool the client's credential (in ctx, see
+// guard.CredentialOf) may not call. Each call writes a line to the audit
+// log.
 func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (out []byte) {
+	start := time.Now()
+	cred := guard.CredentialOf(ctx)
+	var name string
+	outcome := guard.OutcomeError
 	defer func() {
 		// A bug in the server must not kill it: it ends this call only.
 		if p := recover(); p != nil {
-			out = m.Fail(internal("tools/call: %v", p))
+			out, outcome = m.Fail(internal("tools/call: %v", p)), guard.OutcomeError
 		}
+		s.audit.Call(cred.String(), s.prog(name), name, start, outcome)
 	}()
 	// Binding reads the arguments while a large message's check runs; the
 	// call runs only once the message is known to be JSON.
 	var badArgs error
+	var denied string
 	c, bad := jsonrpc.ReadParams(m, func(params json.RawMessage) (boundCall, *jsonrpc.Error) {
 		p, err := readCallParams(params)
 		if err != nil {
 			return boundCall{}, err
 		}
+		name = p.Name
 		t, err := s.find(p.Name)
 		if err != nil {
 			return boundCall{}, err
+		}
+		if cred != nil && !cred.MayCall(t.Name) {
+			// Nothing to bind: the arguments of a call that will not run
+			// are nobody's business.
+			denied = cred.Denied(t.Name)
+			return boundCall{t: t}, nil
 		}
 		call, bindErr := t.Bind(p.Arguments)
 		badArgs = bindErr
@@ -86,13 +104,22 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	switch {
 	case bad != nil:
 		return m.Fail(bad)
+	case denied != "":
+		outcome = guard.OutcomeIsError
+		return m.ResultJSON(toolResult(denied, nil, true))
 	case badArgs != nil:
-		return argsFailure(m, badArgs, version)
+		out = argsFailure(m, badArgs, version)
+		if argErrorsAreResults(version) && isArgError(badArgs) {
+			outcome = guard.OutcomeIsError
+		}
+		return out
 	}
 	res, err := s.run(ctx, c)
 	if err != nil {
+		outcome = guard.OutcomeIsError
 		return m.ResultJSON(toolResult(err.Error(), nil, true))
 	}
+	outcome = guard.OutcomeOK
 	record := res.Record
 	if !hasStructured(version) {
 		record = nil
@@ -126,6 +153,12 @@ func argsFailure(m *jsonrpc.Message, err error, version string) []byte {
 		return m.ResultJSON(toolResult(bad.Msg, nil, true))
 	}
 	return m.Fail(callError(err))
+}
+
+// isArgError reports whether err is a *tool.ArgError.
+func isArgError(err error) bool {
+	var bad *tool.ArgError
+	return errors.As(err, &bad)
 }
 
 // run runs a bound call, within the server's timeout. A failure of the

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -57,6 +58,11 @@ type Options struct {
 	// CallTimeout bounds each tools/call: zero means
 	// tool.DefaultCallTimeout, a negative value no bound.
 	CallTimeout time.Duration
+	// Audit, when set, gets a line for every tools/call.
+	Audit *guard.Audit
+	// Program names the program a tool is from, in the audit log; nil
+	// means the server's name.
+	Program func(tool string) string
 }
 
 // Server serves a set of tools. It holds no per-client state (a Session
@@ -67,13 +73,19 @@ type Server struct {
 	// lists are the tools/list results, encoded once for each form a
 	// protocol version lists tools in (see listForm).
 	lists map[tool.ListForm][]byte
+	all   []*tool.Tool
+	audit *guard.Audit
+	prog  func(tool string) string
 }
 
 // NewServer returns a server named name (the program's name, shown to
 // clients as serverInfo.name) that serves tools.
 func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 	s := &Server{name: name, tools: tool.NewSet(tools, tool.Options{CallTimeout: opts.CallTimeout}),
-		lists: map[tool.ListForm][]byte{}}
+		lists: map[tool.ListForm][]byte{}, all: tools, audit: opts.Audit, prog: opts.Program}
+	if s.prog == nil {
+		s.prog = func(string) string { return name }
+	}
 	for _, v := range supported {
 		if f := listForm(v); s.lists[f] == nil {
 			s.lists[f] = encodeList(tools, f)
@@ -86,10 +98,23 @@ func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 // what `./prog --mcp-tools` prints, and the form the JSON API's /discover
 // shows tools in. The other versions' lists differ from it only as
 // listForm says (mcp.md, "Differences between revisions").
-func (s *Server) ListResult() json.RawMessage { return s.listResult(V20250618) }
+func (s *Server) ListResult() json.RawMessage { return s.listResult(V20250618, nil) }
 
-// listResult is the result of tools/list in protocol version v.
-func (s *Server) listResult(v string) []byte { return s.lists[listForm(v)] }
+// listResult is the result of tools/list in protocol version v for a
+// client with credential cred (nil when the server has none): the tools
+// it may call, or all of them when it may only list.
+func (s *Server) listResult(v string, cred *guard.Credential) []byte {
+	if cred == nil || cred.ListOnly() {
+		return s.lists[listForm(v)]
+	}
+	var mine []*tool.Tool
+	for _, t := range s.all {
+		if cred.MayCall(t.Name) {
+			mine = append(mine, t)
+		}
+	}
+	return encodeList(mine, listForm(v))
+}
 
 func encodeList(tools []*tool.Tool, form tool.ListForm) []byte {
 	b := []byte(`{"tools":[`)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 )
 
@@ -133,7 +134,7 @@ func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, reply func([
 			reply(m.Fail(err))
 			return
 		}
-		reply(m.ResultJSON(ss.listResult()))
+		reply(m.ResultJSON(ss.listResult(guard.CredentialOf(ctx))))
 	case methodToolsCall:
 		if err := ss.needReady(); err != nil {
 			reply(m.Fail(err))
@@ -181,11 +182,11 @@ func (ss *Session) needReady() *jsonrpc.Error {
 	return nil
 }
 
-func (ss *Session) listResult() []byte {
+func (ss *Session) listResult(cred *guard.Credential) []byte {
 	ss.mu.Lock()
 	v := ss.version
 	ss.mu.Unlock()
-	return ss.srv.listResult(v)
+	return ss.srv.listResult(v, cred)
 }
 
 func (ss *Session) notify(m *jsonrpc.Message) {

@@ -386,9 +386,15 @@ func sessionMethod(method string) bool {
 	return false
 }
 
-// owner identifies the credentials of r. Hashing keeps the token itself
-// out of the session table.
+// owner identifies the credentials of r: the credential's name when the
+// server has a credentials file (so that Authorization: Bearer and
+// X-API-Key with one secret are one owner, and a session survives a
+// reload that keeps its credential), else the Authorization header.
+// Hashing keeps the token itself out of the session table.
 func owner(r *http.Request) [sha256.Size]byte {
+	if c := guard.CredentialOf(r.Context()); c != nil {
+		return sha256.Sum256([]byte("credential\x00" + c.Name))
+	}
 	return sha256.Sum256([]byte(r.Header.Get("Authorization")))
 }
 

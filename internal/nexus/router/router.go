@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nexus-run/nexus/internal/jsonlex"
 	"github.com/nexus-run/nexus/internal/nexus/guard"
@@ -41,6 +42,9 @@ type Options struct {
 	// Log receives a line for each command that cannot be a tool.
 	// Nil means io.Discard.
 	Log io.Writer
+	// Audit, when set, gets a line for every call, by MCP or the JSON
+	// API.
+	Audit *guard.Audit
 }
 
 // Router is several programs behind one http.Handler.
@@ -50,6 +54,7 @@ type Router struct {
 	tools    *tool.Set // every program's, as the JSON API calls them
 	mcp      *mcp.HTTPHandler
 	mux      *http.ServeMux
+	audit    *guard.Audit
 }
 
 // served is one program served by a Router.
@@ -65,7 +70,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	rt := &Router{byModule: map[string]*served{}}
+	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit}
 	var all []*tool.Tool
 	for _, m := range ms {
 		if prev := rt.byModule[m.Name]; prev != nil {
@@ -82,7 +87,8 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 		rt.byModule[m.Name] = p
 	}
 	rt.tools = tool.NewSet(all, opts.Calls)
-	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{CallTimeout: opts.Calls.CallTimeout}), opts.HTTP)
+	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{
+		CallTimeout: opts.Calls.CallTimeout, Audit: opts.Audit, Program: moduleOf}), opts.HTTP)
 	rt.mux = http.NewServeMux()
 	rt.mux.Handle("/mcp", rt.mcp)
 	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
@@ -113,18 +119,33 @@ func (rt *Router) Close() error {
 	return errors.Join(errs...)
 }
 
+// moduleOf is the module of the tool called name.
+func moduleOf(name string) string {
+	module, _, _ := strings.Cut(name, Separator)
+	return module
+}
+
 // call runs a command: the body holds its arguments by name, as an MCP
-// client gives them.
+// client gives them. A command the request's credential may not call is
+// 403.
 func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	outcome := guard.OutcomeError
+	cred := guard.CredentialOf(r.Context())
 	module, command := r.PathValue("module"), r.PathValue("command")
+	name := module + Separator + command
+	defer func() { rt.audit.Call(cred.String(), module, name, start, outcome) }()
 	p := rt.byModule[module]
 	if p == nil {
 		guard.Error(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
 		return
 	}
-	name := module + Separator + command
 	if rt.tools.Tool(name) == nil {
 		guard.Error(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
+		return
+	}
+	if cred != nil && !cred.MayCall(name) {
+		guard.Error(w, http.StatusForbidden, cred.Denied(name))
 		return
 	}
 	body, err := io.ReadAll(r.Body)
@@ -148,6 +169,7 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	var down *pool.UnavailableError
 	switch {
 	case err == nil:
+		outcome = guard.OutcomeOK
 		out := append([]byte(`{"result":`), res.Value...)
 		writeJSON(w, http.StatusOK, append(out, '}'))
 	case errors.As(err, &bad):
@@ -165,7 +187,8 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 }
 
 // discover lists the programs and their tools, as MCP's tools/list shows
-// them, with the path that calls each through the JSON API.
+// them (to a credential, the tools it may call, unless it may only list),
+// with the path that calls each through the JSON API.
 func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
 	type entry struct {
 		Call string     `json:"call"`
@@ -182,6 +205,9 @@ func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
 	for _, p := range rt.programs {
 		pr := prog{Module: p.module, Description: strings.Join(p.Manifest.Doc, "\n"), Tools: []entry{}}
 		for _, t := range p.tools {
+			if cred := guard.CredentialOf(r.Context()); cred != nil && !cred.ListOnly() && !cred.MayCall(t.Name) {
+				continue
+			}
 			command := strings.TrimPrefix(t.Name, p.module+Separator)
 			pr.Tools = append(pr.Tools, entry{Call: "/call/" + p.module + "/" + command, Tool: t})
 		}

@@ -1,0 +1,141 @@
+package guard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	viewerSecret = "viewer-secret-0123456789"
+	adderSecret  = "adder-secret-0123456789"
+)
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestParseCredentialsRefusesMistakes(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, want string
+	}{
+		{"not JSON", `{`, "not a credentials file"},
+		{"unknown field", `{"credentials":[{"name":"a","secret":"0123456789abcdef","list":true,"cal":["x"]}]}`, `unknown field "cal"`},
+		{"empty", `{"credentials":[]}`, "is empty"},
+		{"no name", `{"credentials":[{"secret":"0123456789abcdef","list":true}]}`, `credential 1 (""): name`},
+		{"short secret", `{"credentials":[{"name":"a","secret":"xq7z-short","list":true}]}`, `credential 1 ("a"): secret is 10 characters`},
+		{"bad sum", `{"credentials":[{"name":"a","secret":"sha256:abc","list":true}]}`, "64 hex digits"},
+		{"bad pattern", `{"credentials":[{"name":"a","secret":"0123456789abcdef","call":["[x"]}]}`, `call: "[x"`},
+		{"grants nothing", `{"credentials":[{"name":"a","secret":"0123456789abcdef"}]}`, "grants nothing"},
+		{"same name", `{"credentials":[{"name":"a","secret":"0123456789abcdef","list":true},{"name":"a","secret":"fedcba9876543210","list":true}]}`, "used twice"},
+		{"same secret", `{"credentials":[{"name":"a","secret":"0123456789abcdef","list":true},{"name":"b","secret":"sha256:` + sha256Hex("0123456789abcdef") + `","list":true}]}`, `same secret as "a"`},
+	} {
+		_, err := ParseCredentials([]byte(tc.file))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.want)
+			continue
+		}
+		for _, secret := range []string{"0123456789abcdef", "xq7z-short", "fedcba9876543210"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("%s: the error shows a secret: %v", tc.name, err)
+			}
+		}
+	}
+}
+
+func TestCredentialPermissions(t *testing.T) {
+	cs, err := ParseCredentials([]byte(`{"credentials":[
+		{"name":"viewer","secret":"` + viewerSecret + `","list":true},
+		{"name":"adder","secret":"sha256:` + sha256Hex(adderSecret) + `","call":["seq__*","add"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewer, adder := cs.find(viewerSecret), cs.find(adderSecret)
+	if viewer == nil || viewer.Name != "viewer" || adder == nil || adder.Name != "adder" {
+		t.Fatalf("find: got %v and %v", viewer, adder)
+	}
+	if cs.find("wrong-secret-0123456789") != nil {
+		t.Error("a wrong secret found a credential")
+	}
+	if !viewer.ListOnly() || viewer.MayCall("add") || adder.ListOnly() {
+		t.Error("viewer should be list-only, adder not")
+	}
+	for name, want := range map[string]bool{"add": true, "seq__gc": true, "chem__gc": false, "addx": false} {
+		if got := adder.MayCall(name); got != want {
+			t.Errorf("adder.MayCall(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if d := viewer.Denied("add"); !strings.Contains(d, `"call"`) || !strings.Contains(d, "viewer") {
+		t.Errorf("Denied: %s", d)
+	}
+}
+
+func TestWrapWithCredentials(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "creds.json")
+	write := func(body string) {
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"credentials":[{"name":"viewer","secret":"` + viewerSecret + `","list":true}]}`)
+	store, err := OpenCredentials(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPolicy(t, Options{Addr: "127.0.0.1:8080", Credentials: store})
+	var seen string
+	h := p.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = CredentialOf(r.Context()).String() + "|" + Client(r)
+	}))
+	do := func(header, value string) int {
+		seen = ""
+		req := httptest.NewRequest("GET", "http://127.0.0.1:8080/mcp", nil)
+		if header != "" {
+			req.Header.Set(header, value)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for _, tc := range []struct {
+		name, header, value string
+		want                int
+	}{
+		{"bearer", "Authorization", "Bearer " + viewerSecret, 200},
+		{"api key", "X-API-Key", viewerSecret, 200},
+		{"wrong", "Authorization", "Bearer " + adderSecret, 401},
+		{"missing", "", "", 401},
+	} {
+		if got := do(tc.header, tc.value); got != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
+		}
+		if tc.want == 200 && seen != "viewer|credential viewer" {
+			t.Errorf("%s: the handler saw %q", tc.name, seen)
+		}
+	}
+	// A reload revokes viewer and admits adder; a file that does not
+	// parse keeps them.
+	write(`{"credentials":[{"name":"adder","secret":"` + adderSecret + `","call":["*"]}]}`)
+	if _, err := store.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if do("X-API-Key", viewerSecret) != 401 || do("X-API-Key", adderSecret) != 200 {
+		t.Error("the reload did not take")
+	}
+	write(`{"credentials":`)
+	if _, err := store.Reload(); err == nil {
+		t.Error("a broken file reloaded")
+	}
+	if do("X-API-Key", adderSecret) != 200 {
+		t.Error("a broken file dropped the credentials in force")
+	}
+	if _, err := New(Options{Addr: "127.0.0.1:8080", Credentials: store, Token: adderSecret}); err == nil {
+		t.Error("a token beside a credentials file was accepted")
+	}
+}
