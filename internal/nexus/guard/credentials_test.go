@@ -139,3 +139,25 @@ func TestWrapWithCredentials(t *testing.T) {
 		t.Error("a token beside a credentials file was accepted")
 	}
 }
+
+// TestDocsExampleParses: the complete example of docs/mcp.md,
+// "Credentials", is a valid credentials file.
+func TestDocsExampleParses(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/mcp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Credentials\n")
+	_, example, ok2 := strings.Cut(section, "```json\n")
+	example, _, ok3 := strings.Cut(example, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/mcp.md has no Credentials section with a JSON example")
+	}
+	cs, err := ParseCredentials([]byte(example))
+	if err != nil {
+		t.Fatalf("the example of docs/mcp.md: %v", err)
+	}
+	if cs.Len() != 3 {
+		t.Errorf("the example has %d credentials, want 3", cs.Len())
+	}
+}

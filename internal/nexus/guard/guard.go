@@ -1,8 +1,10 @@
 // Package guard is the safety in front of nexus's HTTP endpoints, checked
 // before anything else a request asks for: where the server may listen,
-// DNS-rebinding protection (Host and Origin), the bearer token, the
-// content type, the size and pace of a body, and the number of open
-// connections (limits.go). Error is the JSON body of every refusal.
+// DNS-rebinding protection (Host and Origin), the bearer token or the
+// named credentials of a credentials file (credentials.go), the content
+// type, the size and pace of a body, and the number of open
+// connections (limits.go). Error is the JSON body of every refusal; Audit
+// (audit.go) records the calls that got through.
 //
 // A browser page on any site can send requests to a server on localhost;
 // the Host and Origin checks stop that, and the token stops everyone else
