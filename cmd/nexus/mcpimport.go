@@ -144,11 +144,11 @@ func importOptions(c *cli.Context, stderr io.Writer) (mcpimport.Options, *mcpsrc
 	}
 	headers := map[string]string{}
 	for _, h := range opts.Headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
-			return fail("--header %q: expected 'Name: value'", h)
+		name, value, ok := mcpaddr.ParseHeader(h)
+		if !ok {
+			return fail("--header %q: expected 'Name: value' with an HTTP header name", h)
 		}
-		headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
+		headers[name] = value
 	}
 	var bearer string
 	if opts.Bearer != "" {
@@ -159,8 +159,6 @@ func importOptions(c *cli.Context, stderr io.Writer) (mcpimport.Options, *mcpsrc
 		bearer = v
 	}
 	src, err := mcpsrc.New(mcpsrc.Options{
-		// Errors name the server as given, but never with a password.
-		Name:    mcpaddr.Redact(opts.Server),
 		Server:  opts.Server,
 		Stderr:  stderr,
 		Env:     opts.Env,

@@ -111,6 +111,7 @@ func TestMCPImportFailures(t *testing.T) {
 		{[]string{"srv", "--bearer", "KEY"}, 2, []string{"nexus: --bearer and --header apply to an HTTP server, and srv is a command"}},
 		{[]string{"http://127.0.0.1:1/mcp", "--cwd", "/tmp"}, 2, []string{"nexus: --env and --cwd apply to a server started as a command"}},
 		{[]string{"http://127.0.0.1:1/mcp", "--header", "no colon"}, 2, []string{`nexus: --header "no colon": expected 'Name: value'`}},
+		{[]string{"http://127.0.0.1:1/mcp", "--header", "X@Org: acme"}, 2, []string{`nexus: --header "X@Org: acme": expected 'Name: value' with an HTTP header name`}},
 		{[]string{"http://127.0.0.1:1/mcp", "--bearer", "NEXUS_TEST_UNSET_VARIABLE"}, 1, []string{"nexus: --bearer NEXUS_TEST_UNSET_VARIABLE: the variable NEXUS_TEST_UNSET_VARIABLE is not set"}},
 		{[]string{"srv 'unclosed"}, 2, []string{"is not closed"}},
 		{[]string{"srv", "--fragmnet"}, 2, []string{"nexus: unknown flag --fragmnet for nexus mcp-import (did you mean --fragment?)"}},

@@ -220,3 +220,29 @@ func ValidEnvName(name string) bool {
 	}
 	return true
 }
+
+// ParseHeader reads an extra HTTP header written "Name: value" (the
+// @header directive, mcp-import's --header): the name an RFC 9110 token,
+// the value trimmed. ok is false when header is not of that form.
+func ParseHeader(header string) (name, value string, ok bool) {
+	name, value, ok = strings.Cut(header, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || !isHeaderName(name) {
+		return "", "", false
+	}
+	return name, value, true
+}
+
+// isHeaderName reports whether name is an HTTP header name (an RFC 9110
+// token).
+func isHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return false
+		}
+	}
+	return true
+}

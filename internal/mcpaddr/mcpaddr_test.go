@@ -130,3 +130,21 @@ func TestScrub(t *testing.T) {
 		}
 	}
 }
+
+func TestParseHeader(t *testing.T) {
+	for header, want := range map[string][2]string{
+		"X-Org: acme":        {"X-Org", "acme"},
+		" X-Team :  search ": {"X-Team", "search"},
+		"X-Empty:":           {"X-Empty", ""},
+	} {
+		name, value, ok := ParseHeader(header)
+		if !ok || name != want[0] || value != want[1] {
+			t.Errorf("ParseHeader(%q) = %q, %q, %v; want %q, %q", header, name, value, ok, want[0], want[1])
+		}
+	}
+	for _, bad := range []string{"X-Org acme", "X Org: acme", "X@Org: acme", ": acme", ""} {
+		if _, _, ok := ParseHeader(bad); ok {
+			t.Errorf("ParseHeader(%q) took it", bad)
+		}
+	}
+}

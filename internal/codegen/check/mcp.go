@@ -131,9 +131,8 @@ func (c *checker) serverOption(spec *manifest.Server, dir doc.Directive) {
 		}
 		spec.Bearer = dir.Value
 	case "header":
-		name, value, ok := strings.Cut(dir.Value, ":")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !isHeaderName(name) {
+		name, value, ok := mcpaddr.ParseHeader(dir.Value)
+		if !ok {
 			c.sink.Errorf(dir.ValuePos, "header: expected `Name: value` with an HTTP header name, got %s", quoteValue(dir.Value))
 			return
 		}
@@ -156,20 +155,6 @@ func (c *checker) serverDir(spec *manifest.Server, dir doc.Directive) {
 		return
 	}
 	spec.Dir = path
-}
-
-// isHeaderName reports whether name is an HTTP header name (an RFC 9110
-// token).
-func isHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
-			return false
-		}
-	}
-	return true
 }
 
 // toolParams finds the argument names of an MCP tool from its signature:

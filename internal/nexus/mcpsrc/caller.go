@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -135,12 +135,11 @@ func sourceOptions(sv *manifest.Server) (Options, error) {
 	if len(sv.Headers) > 0 {
 		opts.Headers = make(map[string]string, len(sv.Headers))
 		for _, h := range sv.Headers {
-			name, value, ok := strings.Cut(h, ":")
-			name = strings.TrimSpace(name)
-			if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			name, value, ok := mcpaddr.ParseHeader(h)
+			if !ok {
 				return Options{}, fmt.Errorf("mcp server %s: header %q is not \"Name: value\"", sv.Name, h)
 			}
-			opts.Headers[name] = strings.TrimSpace(value)
+			opts.Headers[name] = value
 		}
 	}
 	return opts, nil
