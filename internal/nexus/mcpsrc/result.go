@@ -11,16 +11,17 @@ import (
 func newResult(res *mcp.CallToolResult) (Result, error) {
 	r := Result{IsError: res.IsError}
 	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			r.Text = append(r.Text, t.Text)
+			r.Content = append(r.Content, Block{Text: t.Text})
+			continue
+		}
 		b, err := json.Marshal(c)
 		if err != nil {
 			return Result{}, fmt.Errorf("encode a %T content block: %w", c, err)
 		}
-		r.Content = append(r.Content, b)
-		if t, ok := c.(*mcp.TextContent); ok {
-			r.Text = append(r.Text, t.Text)
-			continue
-		}
 		r.Other = append(r.Other, b)
+		r.Content = append(r.Content, Block{JSON: b})
 	}
 	if res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)

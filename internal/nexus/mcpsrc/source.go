@@ -73,9 +73,16 @@ type Result struct {
 	Other [][]byte
 	// IsError says the tool reported a failure; Text usually says which.
 	IsError bool
-	// Content holds every content block, text included, as its JSON
-	// object, in the order the server sent them.
-	Content [][]byte
+	// Content holds every content block, text included, in the order the
+	// server sent them.
+	Content []Block
+}
+
+// Block is one content block of a Result: a text block's text, or any
+// other block as its JSON object.
+type Block struct {
+	Text string
+	JSON []byte // nil for a text block
 }
 
 // Source is a connection to one MCP server, opened on first use and

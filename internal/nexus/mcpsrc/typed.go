@@ -158,30 +158,25 @@ func jsonResult(r Result) ([]byte, error) {
 // an image or audio block is the object {"type", "mimeType", "data"}
 // (without annotations or _meta); any other block (a resource link, an
 // embedded resource) is its JSON object as the protocol has it.
-func blockJSON(block []byte) ([]byte, error) {
+func blockJSON(block Block) ([]byte, error) {
+	if block.JSON == nil {
+		if json.Valid([]byte(block.Text)) {
+			return []byte(block.Text), nil
+		}
+		return marshal(block.Text)
+	}
 	var c struct {
 		Type     string `json:"type"`
-		Text     string `json:"text"`
 		MimeType string `json:"mimeType"`
 		Data     string `json:"data"`
 	}
-	if err := json.Unmarshal(block, &c); err != nil {
+	if err := json.Unmarshal(block.JSON, &c); err != nil {
 		return nil, fmt.Errorf("read a content block: %w", err)
 	}
-	switch c.Type {
-	case "text":
-		if json.Valid([]byte(c.Text)) {
-			return []byte(c.Text), nil
-		}
-		return marshal(c.Text)
-	case "image", "audio":
-		return marshal(struct {
-			Type     string `json:"type"`
-			MimeType string `json:"mimeType"`
-			Data     string `json:"data"`
-		}{c.Type, c.MimeType, c.Data})
+	if c.Type == "image" || c.Type == "audio" {
+		return marshal(c)
 	}
-	return block, nil
+	return block.JSON, nil
 }
 
 // marshal is json.Marshal without HTML escaping, which would only make

@@ -56,13 +56,13 @@ func TestJSONResult(t *testing.T) {
 		r    Result
 		want string
 	}{
-		{"structured", Result{Structured: []byte(`{"a":1}`), Content: [][]byte{[]byte(image)}}, `{"a":1}`},
+		{"structured", Result{Structured: []byte(`{"a":1}`), Content: []Block{{JSON: []byte(image)}}}, `{"a":1}`},
 		{"none", Result{}, `null`},
-		{"JSON text", Result{Content: [][]byte{[]byte(`{"type":"text","text":"[1, {\"b\": 2}]"}`)}}, `[1, {"b": 2}]`},
-		{"plain text", Result{Content: [][]byte{[]byte(`{"type":"text","text":"a <b> & \"c\""}`)}}, `"a <b> & \"c\""`},
-		{"image", Result{Content: [][]byte{[]byte(image)}}, `{"type":"image","mimeType":"image/png","data":"AAAA"}`},
-		{"audio", Result{Content: [][]byte{[]byte(`{"type":"audio","mimeType":"audio/wav","data":"UklG"}`)}}, `{"type":"audio","mimeType":"audio/wav","data":"UklG"}`},
-		{"several, in order", Result{Content: [][]byte{[]byte(`{"type":"text","text":"see:"}`), []byte(image), []byte(link), []byte(`{"type":"text","text":"42"}`)}},
+		{"JSON text", Result{Content: []Block{{Text: `[1, {"b": 2}]`}}}, `[1, {"b": 2}]`},
+		{"plain text", Result{Content: []Block{{Text: `a <b> & "c"`}}}, `"a <b> & \"c\""`},
+		{"image", Result{Content: []Block{{JSON: []byte(image)}}}, `{"type":"image","mimeType":"image/png","data":"AAAA"}`},
+		{"audio", Result{Content: []Block{{JSON: []byte(`{"type":"audio","mimeType":"audio/wav","data":"UklG"}`)}}}, `{"type":"audio","mimeType":"audio/wav","data":"UklG"}`},
+		{"several, in order", Result{Content: []Block{{Text: "see:"}, {JSON: []byte(image)}, {JSON: []byte(link)}, {Text: "42"}}},
 			`["see:",{"type":"image","mimeType":"image/png","data":"AAAA"},` + link + `,42]`},
 	} {
 		got, err := jsonResult(tc.r)
