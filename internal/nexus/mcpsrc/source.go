@@ -313,25 +313,31 @@ func (s *Source) release(c *conn, drop bool) {
 }
 
 // current returns the open connection, for a use; nil when there is none, after
-// counting the death of the server of one that ended.
+// counting the death of the server of one that ended and closing it.
 func (s *Source) current() (*conn, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil, fmt.Errorf("closed")
 	}
-	if s.conn == nil {
+	c := s.conn
+	if c == nil {
+		s.mu.Unlock()
 		return nil, nil
 	}
-	if !s.conn.hasEnded() {
-		s.conn.users++
-		return s.conn, nil
+	if !c.hasEnded() {
+		c.users++
+		s.mu.Unlock()
+		return c, nil
 	}
-	s.conn.close()
-	if s.conn.proc != nil {
-		s.noteDeath(s.conn.proc.describe())
+	if c.proc != nil {
+		s.noteDeath(c.proc.describe())
 	}
 	s.conn = nil
+	s.mu.Unlock()
+	// Stopping a stdio server may take its grace periods: not while
+	// every other call waits for the lock.
+	c.close()
 	return nil, nil
 }
 
