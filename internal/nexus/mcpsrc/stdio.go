@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/osproc"
 )
 
@@ -184,13 +185,9 @@ func (p *process) describe() string {
 // it to be reaped and for its stderr to drain.
 func (p *process) stop() {
 	p.stdin.Close()
-	select {
-	case <-p.exited:
-	case <-time.After(eofGrace):
+	if !pool.WaitFor(p.exited, eofGrace) {
 		p.group.Terminate()
-		select {
-		case <-p.exited:
-		case <-time.After(stopGrace):
+		if !pool.WaitFor(p.exited, stopGrace) {
 			p.group.Kill()
 			<-p.exited
 		}
@@ -198,21 +195,13 @@ func (p *process) stop() {
 	p.stdout.Close()
 	// The group is dead, so only a process that left it can still hold
 	// the stderr pipe open: do not wait for that one.
-	select {
-	case <-p.stderrDone:
-	case <-time.After(stopGrace):
-	}
+	pool.WaitFor(p.stderrDone, stopGrace)
 }
 
 // exitedSoon reports whether the process exits within stopGrace: a
 // connection that closed under a call usually means the server is dying.
 func (p *process) exitedSoon() bool {
-	select {
-	case <-p.exited:
-		return true
-	case <-time.After(stopGrace):
-		return false
-	}
+	return pool.WaitFor(p.exited, stopGrace)
 }
 
 // cleanEnv is a server's environment: PATH and HOME from nexus's own, and

@@ -180,8 +180,8 @@ func (inst *instance) startError(err error) error {
 	}
 	// go-plugin has killed the pool if it was still running; wait for the
 	// exit and for the last of its output.
-	exited := waitFor(p.done, exitNotice)
-	waitFor(p.drained, drainWait)
+	exited := WaitFor(p.done, exitNotice)
+	WaitFor(p.drained, drainWait)
 	output := strings.TrimRight(inst.sink.heldText(), "\n")
 
 	msg := err.Error()
@@ -212,8 +212,10 @@ func firstLine(s string) string {
 	return line
 }
 
-// waitFor waits for ch to close, at most d, and reports whether it did.
-func waitFor(ch <-chan struct{}, d time.Duration) bool {
+// WaitFor waits for ch to close, at most d, and reports whether it did.
+// Pools and the stdio servers of internal/nexus/mcpsrc, which share the
+// pools' restart rules, wait for their processes with it.
+func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -316,7 +318,7 @@ func refused(err error) bool {
 func (inst *instance) died(err error) bool {
 	p := inst.proc()
 	if status.Code(err) == codes.Unavailable {
-		return waitFor(p.done, exitNotice)
+		return WaitFor(p.done, exitNotice)
 	}
 	return p.exited()
 }
@@ -351,7 +353,7 @@ func (inst *instance) stop() {
 			_ = p.Kill(context.Background())
 			if p.pid != 0 {
 				<-p.done // SIGKILL cannot be ignored
-				if !waitFor(p.drained, drainWait) {
+				if !WaitFor(p.drained, drainWait) {
 					p.releasePipes()
 				}
 			}
