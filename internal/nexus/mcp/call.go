@@ -108,8 +108,8 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		outcome = guard.OutcomeIsError
 		return m.ResultJSON(toolResult(denied, nil, true))
 	case badArgs != nil:
-		out = argsFailure(m, badArgs, version)
-		if argErrorsAreResults(version) && isArgError(badArgs) {
+		out, isResult := argsFailure(m, badArgs, version)
+		if isResult {
 			outcome = guard.OutcomeIsError
 		}
 		return out
@@ -146,19 +146,14 @@ func (s *Server) find(name string) (*tool.Tool, *jsonrpc.Error) {
 
 // argsFailure is the reply to m, whose arguments could not be bound (err,
 // an *tool.ArgError when they are missing, unknown or ill-typed), for a
-// client of protocol version version.
-func argsFailure(m *jsonrpc.Message, err error, version string) []byte {
+// client of protocol version version, and whether it is a result (with
+// isError) rather than a JSON-RPC error.
+func argsFailure(m *jsonrpc.Message, err error, version string) (reply []byte, isResult bool) {
 	var bad *tool.ArgError
 	if errors.As(err, &bad) && argErrorsAreResults(version) {
-		return m.ResultJSON(toolResult(bad.Msg, nil, true))
+		return m.ResultJSON(toolResult(bad.Msg, nil, true)), true
 	}
-	return m.Fail(callError(err))
-}
-
-// isArgError reports whether err is a *tool.ArgError.
-func isArgError(err error) bool {
-	var bad *tool.ArgError
-	return errors.As(err, &bad)
+	return m.Fail(callError(err)), false
 }
 
 // run runs a bound call, within the server's timeout. A failure of the
