@@ -259,16 +259,21 @@ type Expr struct {
 // PoolsOf adds to into the languages of the pools that evaluating e may
 // call: those of the functions its calls name, at any depth. A call of a
 // function m does not have is no pool's (Validate refuses such a manifest).
-// It is what says which pools a command needs to start (PoolsFor) and
-// which expressions the dispatcher may evaluate concurrently.
+// It is what says which pools a command needs to start (PoolsFor).
 func (m *Manifest) PoolsOf(e *Expr, into map[string]bool) {
+	m.EachCall(e, func(f *Function) { into[f.Pool] = true })
+}
+
+// EachCall calls fn with the function of every call in e, at any depth, in
+// order; a call of a function m does not have is skipped.
+func (m *Manifest) EachCall(e *Expr, fn func(*Function)) {
 	if e == nil {
 		return
 	}
 	if e.Kind == Call && e.Ref >= 0 && e.Ref < len(m.Functions) {
-		into[m.Functions[e.Ref].Pool] = true
+		fn(&m.Functions[e.Ref])
 	}
 	for _, a := range e.Args {
-		m.PoolsOf(a, into)
+		m.EachCall(a, fn)
 	}
 }

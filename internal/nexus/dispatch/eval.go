@@ -198,18 +198,11 @@ func (d *Dispatcher) concurrent(es []*manifest.Expr) []bool {
 // "mcp/N" for the tools of server N, so that calls to two different MCP
 // servers count as independent, as calls to two pools do.
 func (d *Dispatcher) servedBy(e *manifest.Expr, into map[string]bool) {
-	if e == nil {
-		return
-	}
-	if e.Kind == manifest.Call && e.Ref >= 0 && e.Ref < len(d.M.Functions) {
-		f := &d.M.Functions[e.Ref]
+	d.M.EachCall(e, func(f *manifest.Function) {
 		if f.Pool == manifest.MCP {
 			into[fmt.Sprintf("%s/%d", manifest.MCP, f.Server)] = true
 		} else {
 			into[f.Pool] = true
 		}
-	}
-	for _, a := range e.Args {
-		d.servedBy(a, into)
-	}
+	})
 }
