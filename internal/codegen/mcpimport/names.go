@@ -7,6 +7,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen/check"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/mcpaddr"
 )
 
 // isRecordNameFree reports whether a record may be called name: not when
@@ -140,7 +141,7 @@ func moduleName(server string) string {
 	// Splitting at spaces is enough to name it: quotes are not letters.
 	argv := strings.Fields(server)
 	var base string
-	if isHTTP(server) {
+	if mcpaddr.IsHTTP(server) {
 		rest := server[strings.Index(server, "//")+2:]
 		rest, _, _ = strings.Cut(rest, "/")
 		if at := strings.LastIndex(rest, "@"); at >= 0 {
@@ -210,8 +211,4 @@ func lastPart(s string) string {
 		s = s[:at]
 	}
 	return s
-}
-
-func isHTTP(server string) bool {
-	return strings.HasPrefix(server, "http://") || strings.HasPrefix(server, "https://")
 }
