@@ -128,7 +128,7 @@ func (a *access) reloadOnHangup(ctx context.Context) {
 func serverFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "http-host", Value: "127.0.0.1", Usage: "the address to listen on (`HOST`); beyond loopback it needs a token or --allow-no-auth"},
-		&cli.StringFlag{Name: "auth-token", Usage: "require `TOKEN` (at least 16 characters) as Authorization: Bearer on every HTTP request [$" + tokenEnv + "]"},
+		&cli.StringFlag{Name: "auth-token", Usage: "require `TOKEN` (at least 16 characters) as Authorization: Bearer (or X-API-Key) on every HTTP request [$" + tokenEnv + "]"},
 		&cli.StringFlag{Name: "auth-file", Usage: "require one of the credentials in `FILE` (JSON, see docs/mcp.md) as Authorization: Bearer or X-API-Key; SIGHUP re-reads it"},
 		&cli.StringFlag{Name: "audit-log", Usage: "append a JSON line for every tool call to `FILE` (with --auth-file, stderr by default)"},
 		&cli.BoolFlag{Name: "allow-no-auth", Usage: "allow a non-loopback --http-host without a token"},
