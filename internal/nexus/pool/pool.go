@@ -94,8 +94,11 @@ type Supervisor struct {
 
 	mu     sync.Mutex
 	closed bool
-	dir    string // private socket folder, made by the first start
-	pools  map[string]*supervised
+	// closing is closed once the first Close has finished, socket folder
+	// removed: a Close called meanwhile returns only then.
+	closing chan struct{}
+	dir     string // private socket folder, made by the first start
+	pools   map[string]*supervised
 	// cleanups counts background work (stopping dead pools) that Close
 	// waits for.
 	cleanups sync.WaitGroup
@@ -315,17 +318,23 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 	return sp, nil
 }
 
-// Close stops every pool and removes the temp folders. Safe to call twice.
+// Close stops every pool and removes the temp folders. Safe to call twice,
+// and concurrently: every call returns once the pools are stopped and the
+// folders removed (the immediate stop at a second signal closes while the
+// first signal's Close runs, and exits as soon as its own returns).
 // It asks each pool to shut down and kills those that do not within a
 // short grace period, so it returns quickly whatever the pools are doing.
 func (s *Supervisor) Close() error {
 	s.mu.Lock()
 	if s.closed {
+		closing := s.closing
 		s.mu.Unlock()
-		s.cleanups.Wait()
+		<-closing
 		return nil
 	}
 	s.closed = true
+	s.closing = make(chan struct{})
+	defer close(s.closing)
 	pools := make([]*supervised, 0, len(s.pools))
 	for _, sp := range s.pools {
 		pools = append(pools, sp)

@@ -388,6 +388,38 @@ func TestCancelledCallNeverStarts(t *testing.T) {
 	}
 }
 
+// TestConcurrentClose: every Close, not only the first, returns once the
+// pools are stopped and the socket folder is gone. A second signal closes
+// while the first's Close runs and exits as soon as its own returns; it
+// returned at once, so the process could exit with the folder left
+// (TestRunSecondSignal failed so once under make test).
+func TestConcurrentClose(t *testing.T) {
+	m := program(t, "def ident(x):\n    return x\n", fn{Source: "ident", Args: []*types.Type{types.IntType}, Return: types.IntType})
+	for round := 0; round < 5; round++ {
+		tmp := socketTemp(t)
+		s := pool.New(m, pool.Options{Stderr: &pooltest.Buffer{}, TempDir: tmp})
+		if _, err := pooltest.Call(t, s, m, 0, int64(1)); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		left := make(chan []string, 4)
+		for i := 0; i < 4; i++ {
+			wg.Go(func() {
+				s.Close()
+				dirs, _ := filepath.Glob(filepath.Join(tmp, "nexus-*"))
+				left <- dirs
+			})
+		}
+		wg.Wait()
+		close(left)
+		for dirs := range left {
+			if len(dirs) > 0 {
+				t.Fatalf("round %d: a Close returned with %v left", round, dirs)
+			}
+		}
+	}
+}
+
 func TestCloseLeavesNothing(t *testing.T) {
 	m := program(t, `
 import subprocess
