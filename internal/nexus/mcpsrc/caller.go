@@ -32,6 +32,7 @@ type Caller struct {
 	mu      sync.Mutex
 	sources map[int]*Source // by index in m.Servers
 	closed  bool
+	closing chan struct{} // closed once the first Close has finished
 }
 
 // NewCaller returns the Caller of m's MCP tools. Stdio servers' stderr goes
@@ -72,18 +73,38 @@ func (c *Caller) Call(ctx context.Context, f *manifest.Function, args []byte) ([
 	return buf.Bytes(), nil
 }
 
-// Close closes every server's connection, stopping the stdio servers.
-// Calls after Close fail.
+// Close closes every server's connection, stopping the stdio servers, at
+// once rather than one after the other. Calls after Close fail. Like the
+// pool supervisor's, a Close called while another runs returns only once
+// that one has finished.
 func (c *Caller) Close() error {
 	c.mu.Lock()
+	if c.closed {
+		closing := c.closing
+		c.mu.Unlock()
+		<-closing
+		return nil
+	}
 	c.closed = true
+	c.closing = make(chan struct{})
+	defer close(c.closing)
 	sources := c.sources
 	c.sources = map[int]*Source{}
 	c.mu.Unlock()
-	var errs []error
+	errs := make([]error, 0, len(sources))
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
 	for _, s := range sources {
-		errs = append(errs, s.Close())
+		wg.Go(func() {
+			err := s.Close()
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		})
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

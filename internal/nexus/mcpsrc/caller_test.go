@@ -263,6 +263,40 @@ func TestCallerSharesOneServer(t *testing.T) {
 	}
 }
 
+// TestCallerConcurrentClose: every Close, not only the first, returns once
+// every server's process is gone, as the pool supervisor's does (the
+// immediate stop at a second signal exits as soon as its Close returns).
+func TestCallerConcurrentClose(t *testing.T) {
+	m := toolProgram(t, manifest.Server{Server: everything(t)}, tool("echo", []string{"message"}, types.StrType, types.StrType))
+	m.Servers = append(m.Servers, manifest.Server{Name: "everything2", Server: everything(t), TimeoutMS: 60000})
+	echo2 := tool("echo2", []string{"message"}, types.StrType, types.StrType)
+	echo2.ID, echo2.Source, echo2.Server = 1, "echo", 1
+	m.Functions = append(m.Functions, echo2)
+	c, _ := newCaller(t, m)
+	var procs []*process
+	for _, name := range []string{"echo", "echo2"} {
+		if _, err := callFn(c, name, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range m.Servers {
+		s, _ := c.source(i)
+		procs = append(procs, s.conn.proc)
+	}
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			c.Close()
+			for i, p := range procs {
+				if !p.hasExited() {
+					t.Errorf("a Close returned with server %d still running", i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestCallerOptions: @bearer's variable is read when the server is first
 // called, and a missing one is an error naming it and the server, never a
 // value; headers are "Name: value".
