@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +82,11 @@ func TestMCPSourceForwardsCancel(t *testing.T) {
 	p := build(t, httpProgram)
 	h := newHolder(t)
 	stderr := &pooltest.Buffer{}
-	src, err := mcpsrc.New(mcpsrc.Options{Name: "work", Server: "'" + nexusBin + "' mcp '" + p.launcher + "' --pool-calls 1",
+	// The server's stdin is copied to a file, so the test can tell when
+	// the cancellation has reached the server (see below).
+	stdin := filepath.Join(p.tmp, "stdin.log")
+	server := fmt.Sprintf(`sh -c "tee '%s' | '%s' mcp '%s' --pool-calls 1"`, stdin, nexusBin, p.launcher)
+	src, err := mcpsrc.New(mcpsrc.Options{Name: "work", Server: server,
 		Env: []string{"TMPDIR=" + p.tmp}, Stderr: stderr, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +122,24 @@ func TestMCPSourceForwardsCancel(t *testing.T) {
 	cancel()
 	if err := <-two; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled hold two: %v, want context.Canceled", err)
+	}
+	// The SDK sends notifications/cancelled from a goroutine of its own
+	// once the cancelled call has returned, and releasing hold one before
+	// the server has read it would let hold two take the freed slot. So:
+	// wait for the notification to pass through to the server, then make
+	// a round trip; the server handles notifications in the order it reads
+	// them, so once tools/list is answered, hold two is cancelled.
+	for i := 0; i < 600; i++ {
+		if b, _ := os.ReadFile(stdin); strings.Contains(string(b), "notifications/cancelled") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(stdin); !strings.Contains(string(b), "notifications/cancelled") {
+		t.Fatalf("no notifications/cancelled reached the server; it read:\n%s", b)
+	}
+	if _, err := src.Tools(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	h.release("one")
 	if err := <-one; err != nil {
