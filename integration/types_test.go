@@ -354,7 +354,7 @@ func TestTypesJsonOverMCP(t *testing.T) {
 	if want := `{"type":"object","properties":{"_1":{}},"required":["_1"],"additionalProperties":false}`; string(pyID.InputSchema) != want || pyID.OutputSchema != nil {
 		t.Errorf("pyId's schemas: input %s, output %s; want input %s and no output schema", pyID.InputSchema, pyID.OutputSchema, want)
 	}
-	if want := `{"type":"object","properties":{"id":{"type":"integer"},"body":{}},"required":["id","body"],"additionalProperties":false}`; string(pyDoc.OutputSchema) != want {
+	if want := `{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"body":{}},"required":["id","body"],"additionalProperties":false}`; string(pyDoc.OutputSchema) != want {
 		t.Errorf("pyDoc's output schema %s, want %s", pyDoc.OutputSchema, want)
 	}
 

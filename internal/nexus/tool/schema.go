@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 
 	"github.com/nexus-run/nexus/manifest/types"
@@ -26,7 +27,13 @@ type Schema struct {
 	MinItems    int
 	MaxItems    int
 	Enum        []string
-	Default     json.RawMessage
+	// Minimum and Maximum bound an integer: JSON number text, or empty
+	// for no bound.
+	Minimum, Maximum string
+	// Default is the value a property left out takes (compact JSON), or
+	// empty when it has none or it goes without saying (null for an
+	// optional one).
+	Default json.RawMessage
 }
 
 // Property is one named property of an object schema.
@@ -39,11 +46,18 @@ type Property struct {
 // those it lists.
 var AdditionalFalse = &Schema{}
 
+// The bounds of Int (int64).
+var (
+	minInt = strconv.FormatInt(math.MinInt64, 10)
+	maxInt = strconv.FormatInt(math.MaxInt64, 10)
+)
+
 // typeSchema is the schema of values of t.
 func typeSchema(t *types.Type) *Schema {
 	switch t.Kind {
 	case types.Int:
-		return &Schema{Types: []string{"integer"}}
+		// Int is 64 bits: a client can know the range before it sends.
+		return &Schema{Types: []string{"integer"}, Minimum: minInt, Maximum: maxInt}
 	case types.Real:
 		return &Schema{Types: []string{"number"}}
 	case types.Str:
@@ -94,6 +108,7 @@ func recordSchema(t *types.Type, requireFields bool) *Schema {
 	for _, f := range t.Fields {
 		fs := typeSchema(f.Type)
 		fs.Description = withDefault(docText(f.Doc), f.Default)
+		fs.Default = compactDefault(f.Default)
 		s.Properties = append(s.Properties, Property{Name: f.Name, Schema: fs})
 		if requireFields && len(f.Default) == 0 && f.Type.Kind != types.Optional {
 			s.Required = append(s.Required, f.Name)
@@ -103,20 +118,30 @@ func recordSchema(t *types.Type, requireFields bool) *Schema {
 }
 
 // withDefault appends "(default: v)" to a description, for a value that
-// has a default.
+// has a default. The schema says it again as "default" (compactDefault),
+// which not every client shows a model.
 func withDefault(desc string, def json.RawMessage) string {
 	if len(def) == 0 {
 		return desc
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, def); err != nil {
-		compact.Write(def)
-	}
-	note := "(default: " + compact.String() + ")"
+	note := "(default: " + string(compactDefault(def)) + ")"
 	if desc == "" {
 		return note
 	}
 	return desc + " " + note
+}
+
+// compactDefault is def without insignificant space; def itself when it is
+// not JSON (a manifest's defaults are checked when it is built).
+func compactDefault(def json.RawMessage) json.RawMessage {
+	if len(def) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, def); err != nil {
+		return def
+	}
+	return b.Bytes()
 }
 
 // MarshalJSON writes the schema with its keys in a fixed order and its
@@ -191,6 +216,14 @@ func (s *Schema) appendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(s.MinItems), 10)
 		key("maxItems")
 		b = strconv.AppendInt(b, int64(s.MaxItems), 10)
+	}
+	if s.Minimum != "" {
+		key("minimum")
+		b = append(b, s.Minimum...)
+	}
+	if s.Maximum != "" {
+		key("maximum")
+		b = append(b, s.Maximum...)
 	}
 	if s.Enum != nil {
 		key("enum")

@@ -255,6 +255,10 @@ func argSchema(a *manifest.Arg, negated bool) (*Schema, bool, error) {
 		}
 	}
 	s.Description = withDefault(desc, def)
+	s.Default = compactDefault(def)
+	if len(def) == 0 && a.Kind == manifest.Flag {
+		s.Default = []byte(strconv.FormatBool(negated != a.OnlyNegation()))
+	}
 	return s, !ok, nil
 }
 

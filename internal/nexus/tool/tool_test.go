@@ -154,32 +154,32 @@ func TestToolSchemas(t *testing.T) {
 	want := map[string]string{
 		"pos": `{"name":"pos","description":"Two positionals.\nSecond line.","inputSchema":{"type":"object","properties":{
 			"word":{"type":"string","description":"A word"},
-			"_2":{"type":"integer"}},"required":["word","_2"],"additionalProperties":false}}`,
+			"_2":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["word","_2"],"additionalProperties":false}}`,
 		"opts": `{"name":"opts","description":"An option and a flag.","inputSchema":{"type":"object","properties":{
-			"factor":{"type":"number","description":"The factor (default: 1.5)"},
-			"clean":{"type":"boolean","description":"(default: false)"},
-			"no-color":{"type":"boolean","description":"(true means --no-color) (default: false)"}},"required":[],"additionalProperties":false}}`,
+			"factor":{"type":"number","description":"The factor (default: 1.5)","default":1.5},
+			"clean":{"type":"boolean","description":"(default: false)","default":false},
+			"no-color":{"type":"boolean","description":"(true means --no-color) (default: false)","default":false}},"required":[],"additionalProperties":false}}`,
 		"kinds": `{"name":"kinds","description":"Optionals, a map and a tuple.","inputSchema":{"type":"object","properties":{
-			"_1":{"type":["integer","null"]},
-			"_2":{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer"}}},
-			"_3":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2,"maxItems":2}},
+			"_1":{"type":["integer","null"],"minimum":-9223372036854775808,"maximum":9223372036854775807},
+			"_2":{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}},
+			"_3":{"type":"array","prefixItems":[{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},{"type":"string"}],"minItems":2,"maxItems":2}},
 			"required":["_2","_3"],"additionalProperties":false}}`,
 		"unrolled": `{"name":"unrolled","inputSchema":{"type":"object","properties":{
-			"tmp_dir":{"type":"string","description":"Where files go (default: \"/tmp\")"},
-			"threads":{"type":"integer","description":"How many threads"},
-			"verbose":{"type":"boolean","description":"Be chatty (default: false)"},
-			"color":{"type":"boolean","description":"Colour the output (default: true)"}},
+			"tmp_dir":{"type":"string","description":"Where files go (default: \"/tmp\")","default":"/tmp"},
+			"threads":{"type":"integer","description":"How many threads","minimum":-9223372036854775808,"maximum":9223372036854775807},
+			"verbose":{"type":"boolean","description":"Be chatty (default: false)","default":false},
+			"color":{"type":"boolean","description":"Colour the output (default: true)","default":true}},
 			"required":["threads"],"additionalProperties":false}}`,
 		"whole": `{"name":"whole","inputSchema":{"type":"object","properties":{
-			"level":{"type":"integer","description":"(default: 1)"},
+			"level":{"type":"integer","description":"(default: 1)","minimum":-9223372036854775808,"maximum":9223372036854775807,"default":1},
 			"name":{"type":"string"},
 			"config":{"type":"object","description":"Settings, also given whole. Fields left out take their own properties' values, else their defaults.",
-				"properties":{"level":{"type":"integer","description":"(default: 1)"},"name":{"type":"string"}},"required":[],"additionalProperties":false}},
+				"properties":{"level":{"type":"integer","description":"(default: 1)","minimum":-9223372036854775808,"maximum":9223372036854775807,"default":1},"name":{"type":"string"}},"required":[],"additionalProperties":false}},
 			"required":[],"additionalProperties":false}}`,
 		"point": `{"name":"point","description":"A record result.","inputSchema":{"type":"object","properties":{"_1":{"type":"number"}},"required":["_1"],"additionalProperties":false},
 			"outputSchema":{"type":"object","properties":{"x":{"type":"number","description":"Across"},"y":{"type":"number","description":"Up"}},"required":["x","y"],"additionalProperties":false}}`,
 		"acts": `{"name":"acts","description":"Output actions.","inputSchema":{"type":"object","properties":{
-			"_1":{"type":"array","items":{"type":"integer"}},
+			"_1":{"type":"array","items":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},
 			"_render":{"type":"string","description":"How to present the result: raw, or through one of the command's output actions.","enum":["raw","lines","r"],"default":"raw"}},
 			"required":["_1"],"additionalProperties":false}}`,
 	}
@@ -223,6 +223,9 @@ func TestSkippedCommands(t *testing.T) {
 	}
 }
 
+// intBounds are the bounds of an Int's schema.
+const intBounds = `"minimum":-9223372036854775808,"maximum":9223372036854775807`
+
 func TestTypeSchemas(t *testing.T) {
 	rec := &types.Type{Kind: types.Record, Name: "R", Fields: []types.Field{
 		{Name: "a", Type: types.IntType},
@@ -233,22 +236,22 @@ func TestTypeSchemas(t *testing.T) {
 		t    *types.Type
 		want string
 	}{
-		{types.IntType, `{"type":"integer"}`},
+		{types.IntType, `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`},
 		{types.RealType, `{"type":"number"}`},
 		{types.StrType, `{"type":"string"}`},
 		{types.BoolType, `{"type":"boolean"}`},
 		{types.UnitType, `{"type":"null"}`},
 		{types.ListOf(types.RealType), `{"type":"array","items":{"type":"number"}}`},
-		{types.OptionalOf(types.ListOf(types.IntType)), `{"type":["array","null"],"items":{"type":"integer"}}`},
+		{types.OptionalOf(types.ListOf(types.IntType)), `{"type":["array","null"],"items":{"type":"integer",` + intBounds + `}}`},
 		{types.OptionalOf(types.UnitType), `{"type":"null"}`},
-		{types.MapOf(types.StrType, types.IntType), `{"type":"object","additionalProperties":{"type":"integer"}}`},
-		{types.MapOf(types.IntType, types.StrType), `{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2,"maxItems":2}}`},
-		{types.TupleOf(types.IntType, types.BoolType, types.StrType), `{"type":"array","prefixItems":[{"type":"integer"},{"type":"boolean"},{"type":"string"}],"minItems":3,"maxItems":3}`},
-		{rec, `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)"}},"required":["a"],"additionalProperties":false}`},
+		{types.MapOf(types.StrType, types.IntType), `{"type":"object","additionalProperties":{"type":"integer",` + intBounds + `}}`},
+		{types.MapOf(types.IntType, types.StrType), `{"type":"array","items":{"type":"array","prefixItems":[{"type":"integer",` + intBounds + `},{"type":"string"}],"minItems":2,"maxItems":2}}`},
+		{types.TupleOf(types.IntType, types.BoolType, types.StrType), `{"type":"array","prefixItems":[{"type":"integer",` + intBounds + `},{"type":"boolean"},{"type":"string"}],"minItems":3,"maxItems":3}`},
+		{rec, `{"type":"object","properties":{"a":{"type":"integer",` + intBounds + `},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)","default":2.5}},"required":["a"],"additionalProperties":false}`},
 		{types.JSONType, `{}`},
 		{types.OptionalOf(types.JSONType), `{}`},
 		{types.MapOf(types.StrType, types.ListOf(types.JSONType)), `{"type":"object","additionalProperties":{"type":"array","items":{}}}`},
-		{types.OptionalOf(rec), `{"type":["object","null"],"properties":{"a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)"}},"required":["a"],"additionalProperties":false}`},
+		{types.OptionalOf(rec), `{"type":["object","null"],"properties":{"a":{"type":"integer",` + intBounds + `},"b":{"type":["string","null"]},"c":{"type":"number","description":"(default: 2.5)","default":2.5}},"required":["a"],"additionalProperties":false}`},
 	} {
 		got, err := json.Marshal(typeSchema(tc.t))
 		if err != nil {
