@@ -240,10 +240,10 @@ func startHAProxy(t *testing.T, haproxy string, backends []string) *balancer {
 	}
 }
 
-// stop ends HAProxy with SIGUSR1 (stop once the connections are done).
+// stop ends HAProxy (SIGTERM: at once; the load is over).
 func (lb *balancer) stop(t *testing.T) {
 	t.Helper()
-	lb.cmd.Process.Signal(syscall.SIGUSR1)
+	lb.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-lb.done:
 	case <-time.After(hangGuard):
