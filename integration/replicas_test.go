@@ -144,6 +144,11 @@ func testReplicas(t *testing.T, haproxy string, p *program, args []string, tool 
 		t.Errorf("the replica stopped with SIGTERM did not drain:\n%s", text)
 	}
 	stopped.checkNoCrash()
+	// And HAProxy took it out for that answer, not for a refused
+	// connection once it had stopped accepting.
+	if log := lb.log.String(); !strings.Contains(log, "Server nexus/r1 is DOWN, reason: Layer7 wrong status, code: 503") {
+		t.Errorf("haproxy did not take the draining replica out for its 503:\n%s", log)
+	}
 
 	ld.waitCalls(t, ld.calls.Load()+60)
 	killed := replicas[1]
