@@ -34,12 +34,13 @@ brew_install() {
 }
 
 # C++ pools need a C++ compiler, pkg-config, gRPC for C++ and msgpack-cxx
-# (on macOS the compiler is Xcode's command line tools' clang).
+# (on macOS the compiler is Xcode's command line tools' clang); the replica
+# test (integration/replicas_test.go) runs HAProxy in front of nexus.
 if [ -n "$macos" ]; then
-	brew_install protobuf grpc msgpack-cxx pkg-config
+	brew_install protobuf grpc msgpack-cxx pkg-config haproxy
 else
 	need_apt=""
-	for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config; do
+	for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config haproxy; do
 		dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
 	done
 	if [ -n "$need_apt" ]; then

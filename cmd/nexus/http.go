@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/health"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
@@ -25,7 +26,7 @@ import (
 
 // httpOnlyFlags make sense only when serving over HTTP. (NEXUS_MCP_TOKEN
 // may be set for every server a user runs, stdio ones too.)
-var httpOnlyFlags = []string{"http-host", "auth-token", "auth-file", "audit-log", "allow-no-auth", "session-idle", "session-unused",
+var httpOnlyFlags = []string{"http-host", "drain", "auth-token", "auth-file", "audit-log", "allow-no-auth", "session-idle", "session-unused",
 	"max-sessions", "max-client-sessions", "max-body", "max-conns"}
 
 // tokenEnv holds the token when --auth-token is not given. Read by hand,
@@ -186,9 +187,12 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	}
 	prog := program.New(m, poolOptions(c))
 	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, os.Stderr), httpOptions(c))
+	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	mux.Handle("/", guard.NotFound("/mcp"))
+	mux.Handle("GET "+health.Path, hh)
+	mux.Handle(health.Path, guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+	mux.Handle("/", guard.NotFound("/mcp and GET "+health.Path))
 	closeAll := func() {
 		h.Close()
 		prog.Close()
@@ -196,15 +200,17 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	ctx, stop := onSignals(closeAll)
 	defer stop()
 	prog.StartPools(ctx, os.Stderr)
-	return serveHTTP(ctx, c, acc, mux, "MCP at /mcp", closeAll)
+	return serveHTTP(ctx, c, acc, mux, hh, "MCP at /mcp", closeAll)
 }
 
 // serveHTTP serves h behind the guard on --http-host:--http-port until ctx
-// ends (a signal), then shuts down gracefully: it stops accepting, lets
-// the requests in flight finish for up to --shutdown-grace, cancels those
-// still running, and then calls stop (which ends sessions and stops
+// ends (a signal), then shuts down gracefully: when anyone has asked for
+// GET /health (hh), it reports draining there for --drain while still
+// serving, so that a load balancer takes it out; then it stops accepting,
+// lets the requests in flight finish for up to --shutdown-grace, cancels
+// those still running, and calls stop (which ends sessions and stops
 // pools).
-func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, what string, stop func()) error {
+func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, hh *health.Handler, what string, stop func()) error {
 	defer acc.close()
 	addr := net.JoinHostPort(c.String("http-host"), strconv.Itoa(c.Int("http-port")))
 	newPolicy := func(addr string) (*guard.Policy, error) {
@@ -214,6 +220,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 			Credentials: acc.creds,
 			AllowNoAuth: c.Bool("allow-no-auth"),
 			MaxBody:     c.Int64("max-body"),
+			Open:        []string{health.Path},
 		})
 	}
 	// Refused before listening at all: an address beyond loopback
@@ -266,13 +273,34 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		err = drainHTTP(srv, grace, cancelRequests)
+		if err = drain(hh, c.Duration("drain"), served); err == nil {
+			err = drainHTTP(srv, grace, cancelRequests)
+		}
 	}
 	stop()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
+}
+
+// drain reports draining on hh for d, serving all the while, when anyone
+// has asked hh for a report: that is the load balancer or orchestrator
+// that must take this server out before it stops accepting connections. A
+// server nobody health-checks stops at once. It returns early with the
+// error of served, should the server fail meanwhile.
+func drain(hh *health.Handler, d time.Duration, served <-chan error) error {
+	if d == 0 || !hh.Checked() {
+		return nil
+	}
+	hh.Drain()
+	fmt.Fprintf(os.Stderr, "nexus: stopping: GET %s reports draining for %v before the server stops accepting\n", health.Path, d)
+	select {
+	case err := <-served:
+		return err
+	case <-time.After(d):
+		return nil
+	}
 }
 
 // drainHTTP stops srv: no new connections, the requests in flight get
@@ -293,7 +321,7 @@ func drainHTTP(srv *http.Server, grace time.Duration, cancel func()) error {
 // boundFlags are the servers' numeric flags, whose zero means something
 // (none, at once, the default) but whose negative value means nothing.
 var boundFlags = []string{
-	"timeout", "pool-calls", "shutdown-grace", "max-line", "max-backlog",
+	"timeout", "pool-calls", "shutdown-grace", "drain", "max-line", "max-backlog",
 	"session-idle", "session-unused", "max-sessions", "max-client-sessions", "max-body", "max-conns",
 }
 

@@ -32,7 +32,7 @@ func mcpCommand() *cli.Command {
 			// Left out, the server speaks stdio, which is what the help
 			// says instead of the zero that a port of 0 would mean.
 			&cli.IntFlag{Name: "http-port", DefaultText: "stdio", Usage: "serve over HTTP on `PORT` (0 picks a free one) instead of stdio"},
-		}, serverFlags()...), append(stdioFlags(), shutdownFlag())...),
+		}, serverFlags()...), append(stdioFlags(), shutdownFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError{errors.New("mcp needs exactly one program: nexus mcp PROG|MANIFEST [--http-port N]")}

@@ -18,10 +18,10 @@ func serveCommand() *cli.Command {
 		Description: "MCP at /mcp, where each command is a tool named <module>__<command>, and\n" +
 			"beside it a JSON API: POST /call/<module>/<command> with the arguments by name\n" +
 			"as a JSON object, GET /discover (the programs and their tools), GET /health\n" +
-			"(each program's pools). Pools start on first use.",
+			"(each program's pools, and draining once stopping). Pools start on first use.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "http-port", Required: true, Usage: "listen on `PORT` (0 picks a free one)"},
-		}, append(serverFlags(), shutdownFlag())...),
+		}, append(serverFlags(), shutdownFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError{errors.New("serve needs at least one program: nexus serve PROG... --http-port N")}
@@ -52,7 +52,7 @@ func serveCommand() *cli.Command {
 			closeAll := func() { rt.Close() }
 			ctx, stop := onSignals(closeAll)
 			defer stop()
-			return serveHTTP(ctx, c, acc, rt, "MCP at /mcp and the JSON API", closeAll)
+			return serveHTTP(ctx, c, acc, rt, rt.Health(), "MCP at /mcp and the JSON API", closeAll)
 		},
 	}
 }

@@ -16,8 +16,9 @@ import (
 // How nexus ends on signals, the one rule of every command that runs or
 // serves (nexus run, nexus mcp over stdio or HTTP, nexus serve): the first
 // SIGINT or SIGTERM asks for a graceful stop, which each command bounds
-// (a run cancels its call; a server stops reading requests and lets the
-// calls in flight finish for up to --shutdown-grace, then cancels them,
+// (a run cancels its call; a server over HTTP that a load balancer
+// health-checks first reports draining on GET /health for --drain; a
+// server stops reading requests and lets the calls in flight finish for up to --shutdown-grace, then cancels them,
 // stops the pools and exits 0); the second stops at once: the pools are
 // killed and nexus exits 128 + the signal's number (130 for Ctrl-C), as a
 // shell reports a process the signal ended.
@@ -34,10 +35,20 @@ const defaultShutdownGrace = 2 * time.Second
 // see docs/pool-protocol.md).
 const killWait = 2 * time.Second
 
-// shutdownFlag is the flag of every server that sets its grace.
-func shutdownFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "shutdown-grace", Value: defaultShutdownGrace,
-		Usage: "on the first SIGINT or SIGTERM (or end of stdin), let the calls in flight finish for `DURATION`, then cancel them; a second signal stops at once"}
+// defaultDrain is how long a stopping HTTP server reports draining on GET
+// /health before it stops accepting: three times the interval at which
+// deploy/haproxy.cfg checks it, so that the proxy has seen it at least
+// twice and sends nothing new before the listener closes.
+const defaultDrain = 3 * time.Second
+
+// shutdownFlags are the flags of every server that set how it stops.
+func shutdownFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "shutdown-grace", Value: defaultShutdownGrace,
+			Usage: "on the first SIGINT or SIGTERM (or end of stdin), let the calls in flight finish for `DURATION`, then cancel them; a second signal stops at once"},
+		&cli.DurationFlag{Name: "drain", Value: defaultDrain,
+			Usage: "over HTTP, on the first SIGINT or SIGTERM, when GET /health was ever asked, report draining there (503) for `DURATION` while still serving, before the shutdown grace; 0 for none"},
+	}
 }
 
 // onSignals watches SIGINT and SIGTERM. The context it returns is done at

@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -53,7 +54,9 @@ type Policy struct {
 	// token nor its length.
 	tokenSum []byte
 	// creds, when set, replaces the token: each client has its own.
-	creds   *CredentialStore
+	creds *CredentialStore
+	// open are the paths a GET or HEAD may read without a credential.
+	open    []string
 	maxBody int64
 	// A body must come at bodyRate bytes a second, after bodyGrace.
 	bodyGrace time.Duration
@@ -74,6 +77,11 @@ type Options struct {
 	// AllowNoAuth permits listening beyond the loopback interface without
 	// a token.
 	AllowNoAuth bool
+	// Open lists the paths that a GET or HEAD may read without the token
+	// or a credential (a load balancer's health check has none); their
+	// handlers see Anonymous and must say nothing secret then. The Host
+	// and Origin checks still apply.
+	Open []string
 	// MaxBody bounds a request body in bytes; zero means DefaultMaxBody.
 	MaxBody int64
 	// BodyGrace and MinBodyRate pace a request body: by any moment, all
@@ -94,7 +102,7 @@ func New(opts Options) (*Policy, error) {
 		return nil, fmt.Errorf("listen address %q: %w", opts.Addr, err)
 	}
 	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody,
-		bodyGrace: opts.BodyGrace, bodyRate: opts.MinBodyRate}
+		bodyGrace: opts.BodyGrace, bodyRate: opts.MinBodyRate, open: opts.Open}
 	if p.maxBody <= 0 {
 		p.maxBody = DefaultMaxBody
 	}
@@ -175,7 +183,8 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		cred, ok := p.authorized(r)
-		if !ok {
+		anonymous := !ok && p.isOpen(r)
+		if !ok && !anonymous {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="nexus"`)
 			Error(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token> (or X-API-Key: <token>)")
 			return
@@ -200,8 +209,26 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 		if cred != nil {
 			ctx = context.WithValue(ctx, credentialKey{}, cred)
 		}
+		if anonymous {
+			ctx = context.WithValue(ctx, anonymousKey{}, true)
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// isOpen reports whether r reads a path of Options.Open.
+func (p *Policy) isOpen(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && slices.Contains(p.open, r.URL.Path)
+}
+
+// anonymousKey is the context key of Anonymous.
+type anonymousKey struct{}
+
+// Anonymous reports whether the request of ctx came through Wrap without
+// the credential the server needs, to a path of Options.Open.
+func Anonymous(ctx context.Context) bool {
+	a, _ := ctx.Value(anonymousKey{}).(bool)
+	return a
 }
 
 func tooLarge(limit int64) string {

@@ -1,7 +1,8 @@
 // Package router serves several programs behind one HTTP endpoint (nexus
 // serve): MCP at /mcp, with every command a tool named
 // <module>__<command>, and beside it a JSON API for clients that are not
-// MCP clients: POST /call/<module>/<command>, GET /discover, GET /health.
+// MCP clients: POST /call/<module>/<command>, GET /discover, GET /health
+// (package health).
 //
 // Each program is the runtime stack of nexus/program: its own pools,
 // started on first use and supervised.
@@ -23,6 +24,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/jsonlex"
 	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/health"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
@@ -53,6 +55,7 @@ type Router struct {
 	byModule map[string]*served
 	tools    *tool.Set // every program's, as the JSON API calls them
 	mcp      *mcp.HTTPHandler
+	health   *health.Handler
 	mux      *http.ServeMux
 	audit    *guard.Audit
 }
@@ -72,6 +75,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	}
 	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit}
 	var all []*tool.Tool
+	var reported []health.Program
 	for _, m := range ms {
 		if prev := rt.byModule[m.Name]; prev != nil {
 			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.Manifest.Dir, m.Dir)
@@ -85,21 +89,23 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 		all = append(all, tools...)
 		rt.programs = append(rt.programs, p)
 		rt.byModule[m.Name] = p
+		reported = append(reported, health.Program{Module: m.Name, Pools: p.Pools})
 	}
 	rt.tools = tool.NewSet(all, opts.Calls)
 	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{
 		CallTimeout: opts.Calls.CallTimeout, Audit: opts.Audit, Program: moduleOf}), opts.HTTP)
+	rt.health = health.New(reported, rt.mcp.Sessions)
 	rt.mux = http.NewServeMux()
 	rt.mux.Handle("/mcp", rt.mcp)
 	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
 	rt.mux.HandleFunc("GET /discover", rt.discover)
-	rt.mux.HandleFunc("GET /health", rt.health)
+	rt.mux.Handle("GET "+health.Path, rt.health)
 	// Every other request is answered in JSON too, not by the mux's
 	// plain text: a path served for other methods is 405 (a pattern with
 	// a method wins over the same path without), anything else 404.
 	rt.mux.Handle("/call/{module}/{command}", guard.MethodNotAllowed("", http.MethodPost))
 	rt.mux.Handle("/discover", guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
-	rt.mux.Handle("/health", guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+	rt.mux.Handle(health.Path, guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
 	rt.mux.Handle("/", guard.NotFound("/mcp, POST /call/<module>/<command>, GET /discover and GET /health"))
 	return rt, nil
 }
@@ -108,6 +114,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.Ser
 
 // MCP is the Router's MCP handler, to see its sessions.
 func (rt *Router) MCP() *mcp.HTTPHandler { return rt.mcp }
+
+// Health is the Router's GET /health, to say that the server drains.
+func (rt *Router) Health() *health.Handler { return rt.health }
 
 // Close ends the MCP sessions and stops every program's pools.
 func (rt *Router) Close() error {
@@ -212,29 +221,6 @@ func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
 			pr.Tools = append(pr.Tools, entry{Call: "/call/" + p.module + "/" + command, Tool: t})
 		}
 		out.Programs = append(out.Programs, pr)
-	}
-	writeValue(w, http.StatusOK, out)
-}
-
-// health reports each program's pools.
-func (rt *Router) health(w http.ResponseWriter, r *http.Request) {
-	type prog struct {
-		Module string        `json:"module"`
-		Pools  []pool.Status `json:"pools"`
-	}
-	out := struct {
-		Status   string `json:"status"`
-		Sessions int    `json:"mcp_sessions"`
-		Programs []prog `json:"programs"`
-	}{Status: "ok", Sessions: rt.mcp.Sessions(), Programs: []prog{}}
-	for _, p := range rt.programs {
-		st := p.Pools.Status()
-		for _, s := range st {
-			if s.State == "held" {
-				out.Status = "degraded"
-			}
-		}
-		out.Programs = append(out.Programs, prog{Module: p.module, Pools: st})
 	}
 	writeValue(w, http.StatusOK, out)
 }
