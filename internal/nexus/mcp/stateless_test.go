@@ -98,7 +98,7 @@ func TestStatelessList(t *testing.T) {
 	}
 	want := map[string]string{"add": `{"type":"integer"}`, "wait": `{"type":"integer"}`, "boom": `{"type":"integer"}`,
 		"answer": `{"type":"integer"}`,
-		"point": `{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}`}
+		"point":  `{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}`}
 	var names []string
 	for _, tl := range r.Tools {
 		names = append(names, tl.Name)
