@@ -202,7 +202,16 @@ func TestHTTPStatelessRaw(t *testing.T) {
 	newer := map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}
 	r = s.rpc("", 8, "tools/list", newer, "Mcp-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list")
 	wantRPCError(t, "unsupported version", r, 400, "8", -32022, "2099-01-01")
-	if m := rpcOf(t, r); m.Error == nil || !strings.Contains(string(marshalJSON(t, m.Error)), `"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`) {
+	var unsupported struct {
+		Error struct {
+			Data struct {
+				Supported []string `json:"supported"`
+				Requested string   `json:"requested"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(r.body, &unsupported) != nil || strings.Join(unsupported.Error.Data.Supported, " ") != "2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05" ||
+		unsupported.Error.Data.Requested != "2099-01-01" {
 		t.Errorf("-32022 without the supported versions: %v", r)
 	}
 	if r := s.rpc("", nil, "notifications/cancelled", map[string]any{"requestId": 1}, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/cancelled"); r.status != http.StatusAccepted {
