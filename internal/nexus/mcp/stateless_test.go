@@ -1,19 +1,17 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -259,7 +257,7 @@ func TestHTTPStateless(t *testing.T) {
 // the response stream cancels its call; the fake pool's wait ends only
 // when its context does, so the call's audit line comes only if it did.
 func TestHTTPStatelessDisconnectCancelsCall(t *testing.T) {
-	var audit syncBuffer
+	var audit pooltest.Buffer
 	c, _, pools := serveHTTP(t, Options{Audit: guard.NewAudit(&audit)}, HTTPOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := make(chan struct{})
@@ -292,21 +290,9 @@ func TestHTTPStatelessCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var audit syncBuffer
+	var audit pooltest.Buffer
 	srv, _ := callsServer(t, Options{Audit: guard.NewAudit(&audit)})
-	h := NewHTTPHandler(srv, HTTPOptions{})
-	ts := httptest.NewUnstartedServer(nil)
-	p, err := guard.New(guard.Options{Addr: ts.Listener.Addr().String(), Credentials: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = p.Wrap(h)
-	ts.Start()
-	t.Cleanup(func() {
-		ts.Close()
-		h.Close()
-	})
-	c := &httpClient{t: t, url: ts.URL}
+	c, _ := serveGuardedServer(t, srv, HTTPOptions{}, guard.Options{Credentials: store})
 
 	list := modern("1", "tools/list", "")
 	add := modern("2", "tools/call", `"name":"add","arguments":{"_1":1,"_2":2}`)
@@ -341,22 +327,4 @@ func TestHTTPStatelessCredentials(t *testing.T) {
 		!strings.Contains(lines[1], `"credential":"adder"`) || !strings.Contains(lines[1], `"outcome":"ok"`) {
 		t.Errorf("audit log:\n%s", audit.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

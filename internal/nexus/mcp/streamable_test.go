@@ -326,6 +326,12 @@ func TestHTTPCancelledCallGetsNoReply(t *testing.T) {
 func serveGuarded(t *testing.T, hopts HTTPOptions, gopts guard.Options) (*httpClient, *HTTPHandler) {
 	t.Helper()
 	srv, _ := callsServer(t, Options{})
+	return serveGuardedServer(t, srv, hopts, gopts)
+}
+
+// serveGuardedServer is serveGuarded serving srv.
+func serveGuardedServer(t *testing.T, srv *Server, hopts HTTPOptions, gopts guard.Options) (*httpClient, *HTTPHandler) {
+	t.Helper()
 	h := NewHTTPHandler(srv, hopts)
 	ts := httptest.NewUnstartedServer(nil)
 	gopts.Addr = ts.Listener.Addr().String()
