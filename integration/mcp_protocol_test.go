@@ -96,9 +96,12 @@ func TestMCPErrors(t *testing.T) {
 		{name: "a string", lines: []string{`"ping"`}, code: -32600},
 		{name: "no jsonrpc member", lines: []string{`{"id":5,"method":"ping"}`}, id: 5, code: -32600},
 		{name: "unknown method", lines: []string{rpcLine(10, "prompts/list", nil)}, id: 10, code: -32601, want: []string{"prompts/list"}},
-		// A newer client's first message: it must be answered, with its
-		// id, so that the client falls back to initialize.
-		{name: "server/discover", lines: []string{rpcLine(11, "server/discover", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})}, id: 11, code: -32601},
+		// A 2026-07-28 request is served on its own, in a legacy session's
+		// process too, and its _meta must be whole; a discover without the
+		// _meta version is a legacy one, answered as unknown.
+		{name: "server/discover without capabilities", lines: []string{rpcLine(11, "server/discover", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})},
+			id: 11, code: -32602, want: []string{"io.modelcontextprotocol/clientCapabilities"}},
+		{name: "server/discover of a legacy client", lines: []string{rpcLine(12, "server/discover", nil)}, id: 12, code: -32601},
 		{name: "tools/call without a name", lines: []string{rpcLine(20, "tools/call", map[string]any{})}, id: 20, code: -32602},
 		{name: "unknown tool", lines: []string{call(21, "nope", map[string]any{})}, id: 21, code: -32602, want: []string{"unknown tool 'nope'"}},
 		{badArgs: true, name: "unknown argument", lines: []string{call(22, "pos-args", map[string]any{"word": "a", "_2": 1, "colour": 1})}, id: 22, code: -32602, want: []string{"colour"}},

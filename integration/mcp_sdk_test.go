@@ -90,7 +90,7 @@ func TestMCPGoSDK(t *testing.T) {
 		for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
 			tools[v] = mcpToolsOutputAt(t, p, v)
 		}
-		tools[""] = tools["2025-11-25"]
+		tools[""] = tools["2025-11-25"] // and the other output schemas (withAnyOutput)
 		programs = append(programs, example{e.name, p, e.calls, tools})
 	}
 	for _, version := range []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", ""} {
@@ -116,17 +116,14 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 	ctx := context.Background()
 	s := startSDKSession(t, p, version)
 
-	// An unpinned client of this SDK speaks a newer protocol generation:
-	// it asks server/discover first, and must fall back to initialize when
-	// told the method does not exist. It then asks for 2025-11-25.
+	// An unpinned client of this SDK speaks 2026-07-28: it asks
+	// server/discover and, answered, never initializes.
 	wantVersion := version
 	if version == "" {
-		wantVersion = "2025-11-25"
+		wantVersion = "2026-07-28"
 		log := s.log.String()
-		discover := strings.Index(log, `"method":"server/discover"`)
-		initialize := strings.Index(log, `"method":"initialize"`)
-		if discover < 0 || initialize < discover || !strings.Contains(log, `"code":-32601`) {
-			t.Errorf("the SDK should have sent server/discover, got -32601, then initialize:\n%s", log)
+		if !strings.Contains(log, `"method":"server/discover"`) || strings.Contains(log, `"method":"initialize"`) {
+			t.Errorf("the SDK should have sent server/discover and no initialize:\n%s", log)
 		}
 	}
 	info := s.cs.InitializeResult()
@@ -140,10 +137,12 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 		t.Errorf("capabilities %+v, want tools with listChanged false", info.Capabilities)
 	}
 
-	modern := wantVersion >= "2025-06-18" // structured results
 	list, err := s.cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
+	}
+	if wantVersion >= "2026-07-28" {
+		tools = withAnyOutput(t, list.Tools, tools)
 	}
 	if got := marshalJSON(t, list.Tools); !sameJSON(t, got, tools) {
 		t.Errorf("tools/list differs from --mcp-tools\ngot:  %s\nwant: %s", got, tools)
@@ -155,7 +154,7 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 			t.Errorf("%s %v: %v", c.tool, c.args, err)
 			continue
 		}
-		checkSDKResult(t, c, res, modern)
+		checkSDKResult(t, c, res, wantVersion)
 	}
 
 	if err := s.close(); err != nil {
@@ -167,7 +166,33 @@ func testSDKSession(t *testing.T, p *program, name, version string, tools []byte
 	p.checkClean()
 }
 
-func checkSDKResult(t *testing.T, c sdkCall, res *mcp.CallToolResult, modern bool) {
+// withAnyOutput is tools, a list as --mcp-tools shows it, as a client of
+// 2026-07-28 sees it: with an output schema for every tool, where the
+// older list has one for records only. The schemas of the others are
+// those got, the list the client got, shows; they must be there.
+func withAnyOutput(t *testing.T, got []*mcp.Tool, tools []byte) []byte {
+	t.Helper()
+	var want []map[string]any
+	if err := json.Unmarshal(tools, &want); err != nil {
+		t.Fatal(err)
+	}
+	for i, tool := range want {
+		if _, ok := tool["outputSchema"]; ok || i >= len(got) {
+			continue
+		}
+		if got[i].OutputSchema == nil {
+			t.Errorf("%s: no output schema in 2026-07-28", tool["name"])
+			continue
+		}
+		tool["outputSchema"] = got[i].OutputSchema
+	}
+	return marshalJSON(t, want)
+}
+
+// checkSDKResult checks res, the result of c in protocol version: a
+// record's is structured from 2025-06-18 on, every result from
+// 2026-07-28 on.
+func checkSDKResult(t *testing.T, c sdkCall, res *mcp.CallToolResult, version string) {
 	t.Helper()
 	if len(res.Content) != 1 {
 		t.Errorf("%s %v: %d content blocks, want one text block", c.tool, c.args, len(res.Content))
@@ -200,14 +225,14 @@ func checkSDKResult(t *testing.T, c sdkCall, res *mcp.CallToolResult, modern boo
 		t.Errorf("%s %v = %s, want %s", c.tool, c.args, block.Text, c.text)
 	}
 	switch {
-	case c.record && modern:
+	case c.record && version >= "2025-06-18", version >= "2026-07-28":
 		if res.StructuredContent == nil {
 			t.Errorf("%s %v: a record result without structuredContent", c.tool, c.args)
 		} else if got := marshalJSON(t, res.StructuredContent); !sameJSON(t, got, []byte(c.text)) {
 			t.Errorf("%s %v: structuredContent %s, want %s", c.tool, c.args, got, c.text)
 		}
 	case res.StructuredContent != nil:
-		t.Errorf("%s %v: unexpected structuredContent %v (record result: %v, version 2025-06-18 or later: %v)", c.tool, c.args, res.StructuredContent, c.record, modern)
+		t.Errorf("%s %v: unexpected structuredContent %v (record result: %v, version %s)", c.tool, c.args, res.StructuredContent, c.record, version)
 	}
 }
 
@@ -219,13 +244,13 @@ type sdkSession struct {
 	close  func() error     // closes the session; nil once the server exited 0
 }
 
-// startSDKSession starts `nexus mcp` for p under the Go SDK's command
-// transport and connects, asking for version. The server is killed when
-// the test ends if it is still running.
-func startSDKSession(t *testing.T, p *program, version string) *sdkSession {
+// startSDKSession starts `nexus mcp` for p (with flags) under the Go
+// SDK's command transport and connects, asking for version. The server is
+// killed when the test ends if it is still running.
+func startSDKSession(t *testing.T, p *program, version string, flags ...string) *sdkSession {
 	t.Helper()
 	s := &sdkSession{stderr: &pooltest.Buffer{}, log: &pooltest.Buffer{}}
-	cmd := exec.Command(nexusBin, "mcp", p.launcher)
+	cmd := exec.Command(nexusBin, append(append([]string{"mcp"}, flags...), p.launcher)...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
 	cmd.Stderr = s.stderr

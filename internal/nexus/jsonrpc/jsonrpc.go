@@ -101,6 +101,14 @@ func ReadParams[T any](m *Message, read func(params json.RawMessage) (T, *Error)
 	return v, err
 }
 
+// PeekParams returns m's params as they came (nil when absent), which,
+// on a large message whose check still runs, may not be JSON: like
+// Method, they are for routing only (which era of a protocol a request
+// belongs to, which name it calls), never for acting on. Anything read
+// from them must be read by what tolerates any bytes (Members), and every
+// reply still goes through the methods below, which wait for the check.
+func (m *Message) PeekParams() json.RawMessage { return m.params }
+
 // Key is the text of m's id as it came, "" for a notification: a key to
 // match m with what refers to it, such as a cancellation naming its id.
 // It can be read before the check ends (matching acts on nothing); a

@@ -106,7 +106,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		return m.Fail(bad)
 	case denied != "":
 		outcome = guard.OutcomeIsError
-		return m.ResultJSON(toolResult(denied, nil, true))
+		return m.ResultJSON(toolResult(version, denied, nil, true))
 	case badArgs != nil:
 		out, isResult := argsFailure(m, badArgs, version)
 		if isResult {
@@ -117,14 +117,14 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	res, err := s.run(ctx, c)
 	if err != nil {
 		outcome = guard.OutcomeIsError
-		return m.ResultJSON(toolResult(err.Error(), nil, true))
+		return m.ResultJSON(toolResult(version, err.Error(), nil, true))
 	}
 	outcome = guard.OutcomeOK
-	record := res.Record
-	if !hasStructured(version) {
-		record = nil
+	var structured []byte
+	if c.t.Structured(listForm(version)) {
+		structured = res.Own
 	}
-	return m.ResultJSON(toolResult(res.Text, record, false))
+	return m.ResultJSON(toolResult(version, res.Text, structured, false))
 }
 
 // boundCall is a call ready to run: its tool, and its arguments bound.
@@ -151,7 +151,7 @@ func (s *Server) find(name string) (*tool.Tool, *jsonrpc.Error) {
 func argsFailure(m *jsonrpc.Message, err error, version string) (reply []byte, isResult bool) {
 	var bad *tool.ArgError
 	if errors.As(err, &bad) && argErrorsAreResults(version) {
-		return m.ResultJSON(toolResult(bad.Msg, nil, true)), true
+		return m.ResultJSON(toolResult(version, bad.Msg, nil, true)), true
 	}
 	return m.Fail(callError(err)), false
 }
@@ -173,11 +173,16 @@ func callError(err error) *jsonrpc.Error {
 	return internal("%v", err)
 }
 
-// toolResult encodes a CallToolResult: one text block, the structured
-// content when there is some, and isError.
-func toolResult(text string, structured []byte, isError bool) []byte {
-	b := make([]byte, 0, len(text)+len(structured)+64)
-	b = append(b, `{"content":[{"type":"text","text":`...)
+// toolResult encodes a CallToolResult of protocol version version: one
+// text block, the structured content when there is some (any JSON value,
+// null included), isError, and in the stateless revision its resultType.
+func toolResult(version, text string, structured []byte, isError bool) []byte {
+	b := make([]byte, 0, len(text)+len(structured)+96)
+	b = append(b, '{')
+	if stateless(version) {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	b = append(b, `"content":[{"type":"text","text":`...)
 	b = tool.AppendString(b, text)
 	b = append(b, "}]"...)
 	if structured != nil {

@@ -14,6 +14,8 @@ package mcp
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
@@ -21,22 +23,34 @@ import (
 	"github.com/nexus-run/nexus/manifest"
 )
 
-// Protocol versions. Latest is what we speak; the others are older
-// versions whose clients we still answer in their own version. The tools
-// part of the protocol is the same in all of them but for what the
-// functions below this list say: structured results and tool titles
-// (2025-06-18), bad arguments as tool errors, tool icons and the bare
-// schema of a tool without arguments (2025-11-25).
+// Protocol versions. Stateless is the newest, served per request with no
+// handshake (stateless.go); LatestLegacy is the newest an initialize
+// negotiates; the others are older versions whose clients we still answer
+// in their own version. The tools part of the protocol is the same in all
+// of them but for what the functions below this list say: structured
+// results and tool titles (2025-06-18), bad arguments as tool errors,
+// tool icons and the bare schema of a tool without arguments
+// (2025-11-25), output schemas of every return type, resultType and the
+// cache fields of tools/list (2026-07-28).
 const (
-	Latest    = V20251125
-	V20251125 = "2025-11-25"
-	V20250618 = "2025-06-18"
-	V20250326 = "2025-03-26"
-	V20241105 = "2024-11-05"
+	Stateless    = V20260728
+	LatestLegacy = V20251125
+	V20260728    = "2026-07-28"
+	V20251125    = "2025-11-25"
+	V20250618    = "2025-06-18"
+	V20250326    = "2025-03-26"
+	V20241105    = "2024-11-05"
 )
 
-// supported lists every protocol version a client may ask for.
-var supported = []string{V20251125, V20250618, V20250326, V20241105}
+// legacy lists the versions an initialize may negotiate, newest first.
+var legacy = []string{V20251125, V20250618, V20250326, V20241105}
+
+// supported lists every protocol version a client may speak, newest
+// first: what server/discover and the -32022 error announce.
+var supported = append([]string{V20260728}, legacy...)
+
+// isLegacy reports whether v is a version of the handshake era.
+func isLegacy(v string) bool { return slices.Contains(legacy, v) }
 
 // hasStructured reports whether protocol version v has output schemas and
 // structured tool results (2025-06-18 on).
@@ -50,7 +64,7 @@ func argErrorsAreResults(v string) bool { return v >= V20251125 }
 // listForm is how protocol version v lists tools.
 func listForm(v string) tool.ListForm {
 	return tool.ListForm{OutputSchema: hasStructured(v), Title: v >= V20250618,
-		Icons: v >= V20251125, BareEmptyInput: v >= V20251125}
+		Icons: v >= V20251125, BareEmptyInput: v >= V20251125, AnyOutput: v >= V20260728}
 }
 
 // Options configure a Server. The zero value works.
@@ -73,9 +87,11 @@ type Server struct {
 	// lists are the tools/list results, encoded once for each form a
 	// protocol version lists tools in (see listForm).
 	lists map[tool.ListForm][]byte
-	all   []*tool.Tool
-	audit *guard.Audit
-	prog  func(tool string) string
+	// discover is the result of server/discover, encoded once.
+	discover []byte
+	all      []*tool.Tool
+	audit    *guard.Audit
+	prog     func(tool string) string
 }
 
 // NewServer returns a server named name (the program's name, shown to
@@ -88,9 +104,10 @@ func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 	}
 	for _, v := range supported {
 		if f := listForm(v); s.lists[f] == nil {
-			s.lists[f] = encodeList(tools, f)
+			s.lists[f] = encodeList(tools, v, cachePublic)
 		}
 	}
+	s.discover = s.discoverResult()
 	return s
 }
 
@@ -102,10 +119,18 @@ func (s *Server) ListResult() json.RawMessage { return s.listResult(V20250618, n
 
 // listResult is the result of tools/list in protocol version v for a
 // client with credential cred (nil when the server has none): the tools
-// it may call, or all of them when it may only list.
+// it may call, or all of them when it may only list. Under a credentials
+// file the list depends on the credential, so a stateless client is told
+// to cache it privately.
 func (s *Server) listResult(v string, cred *guard.Credential) []byte {
-	if cred == nil || cred.ListOnly() {
+	switch {
+	case cred == nil:
 		return s.lists[listForm(v)]
+	case cred.ListOnly():
+		if !stateless(v) {
+			return s.lists[listForm(v)]
+		}
+		return encodeList(s.all, v, cachePrivate)
 	}
 	var mine []*tool.Tool
 	for _, t := range s.all {
@@ -113,18 +138,39 @@ func (s *Server) listResult(v string, cred *guard.Credential) []byte {
 			mine = append(mine, t)
 		}
 	}
-	return encodeList(mine, listForm(v))
+	return encodeList(mine, v, cachePrivate)
 }
 
-func encodeList(tools []*tool.Tool, form tool.ListForm) []byte {
-	b := []byte(`{"tools":[`)
+// encodeList encodes the result of tools/list in protocol version v, in
+// the order of tools (the program's, so the same on every replica); a
+// stateless one with resultType and the cache fields, cacheScope scope.
+func encodeList(tools []*tool.Tool, v, scope string) []byte {
+	form := listForm(v)
+	b := []byte(`{`)
+	if stateless(v) {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	b = append(b, `"tools":[`...)
 	for i, t := range tools {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = t.AppendJSON(b, form)
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if stateless(v) {
+		b = appendCache(b, scope)
+	}
+	return append(b, '}')
+}
+
+// appendCache appends the cache fields of a stateless result.
+func appendCache(b []byte, scope string) []byte {
+	b = append(b, `,"ttlMs":`...)
+	b = strconv.AppendInt(b, cacheTTL.Milliseconds(), 10)
+	b = append(b, `,"cacheScope":"`...)
+	b = append(b, scope...)
+	return append(b, '"')
 }
 
 // initializeResult is the reply to initialize.
@@ -155,14 +201,14 @@ func (s *Server) initializeResult(version string) initializeResult {
 	}
 }
 
-// negotiate is the protocol version to answer a client asking for asked:
-// asked itself when supported, else Latest, as the lifecycle rule of every
-// revision says (the client then decides whether it can speak it).
+// negotiate is the protocol version to answer an initialize asking for
+// asked: asked itself when it is a legacy version, else LatestLegacy, as
+// the lifecycle rule of every legacy revision says (the client then
+// decides whether it can speak it). A client asking initialize for
+// 2026-07-28 gets LatestLegacy too: that revision has no initialize.
 func negotiate(asked string) string {
-	for _, v := range supported {
-		if v == asked {
-			return v
-		}
+	if isLegacy(asked) {
+		return asked
 	}
-	return Latest
+	return LatestLegacy
 }

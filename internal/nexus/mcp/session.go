@@ -124,6 +124,10 @@ func (ss *Session) Cancel() {
 }
 
 func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+	if e := readEnvelope(m.PeekParams()); e.isStateless() {
+		ss.serveStateless(ctx, m, e, reply)
+		return
+	}
 	switch m.Method {
 	case methodPing:
 		reply(m.Result(struct{}{}))
@@ -140,9 +144,12 @@ func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, reply func([
 			reply(m.Fail(err))
 			return
 		}
-		ss.startCall(ctx, m, reply)
+		ss.mu.Lock()
+		version := ss.version
+		ss.mu.Unlock()
+		ss.startCall(ctx, m, version, reply)
 	default:
-		reply(m.Fail(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method)))
+		reply(m.Fail(methodNotFound(m.Method)))
 	}
 }
 
@@ -216,8 +223,9 @@ func (ss *Session) notify(m *jsonrpc.Message) {
 	// subscriptions.
 }
 
-// startCall registers a tools/call and runs it on a goroutine of its own.
-func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+// startCall registers a tools/call of protocol version version and runs
+// it on a goroutine of its own.
+func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, version string, reply func([]byte)) {
 	key := m.Key()
 	ctx, cancel := context.WithCancel(ctx)
 	c := &inflight{cancel: cancel}
@@ -229,7 +237,6 @@ func (ss *Session) startCall(ctx context.Context, m *jsonrpc.Message, reply func
 		return
 	}
 	ss.calls[key] = c
-	version := ss.version
 	ss.wg.Add(1)
 	ss.mu.Unlock()
 

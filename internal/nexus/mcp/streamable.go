@@ -37,10 +37,14 @@ const (
 	DefaultSessionUnused = 30 * time.Second
 )
 
-// Headers of the Streamable HTTP transport.
+// Headers of the Streamable HTTP transport: the session's (legacy), the
+// version's (both eras), and those that let a proxy route a 2026-07-28
+// request without reading its body (see headers.go).
 const (
 	HeaderSessionID       = "Mcp-Session-Id"
 	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
 )
 
 // HTTPOptions configure an HTTPHandler. The zero value works.
@@ -147,10 +151,13 @@ func (h *HTTPHandler) Close() {
 }
 
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodPost:
+	switch {
+	case r.Method == http.MethodPost:
 		h.post(w, r)
-	case http.MethodDelete:
+	case statelessHeader(r.Header.Get(HeaderProtocolVersion)):
+		// No stream to open and no session to end in 2026-07-28.
+		statelessMethodNotAllowed.ServeHTTP(w, r)
+	case r.Method == http.MethodDelete:
 		h.delete(w, r)
 	default:
 		// No server-initiated stream: this server never sends requests or
@@ -160,7 +167,15 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // methodNotAllowed answers the methods the endpoint has no use for.
-var methodNotAllowed = guard.MethodNotAllowed("POST JSON-RPC messages, DELETE to end a session", http.MethodPost, http.MethodDelete)
+var (
+	methodNotAllowed          = guard.MethodNotAllowed("POST JSON-RPC messages, DELETE to end a session", http.MethodPost, http.MethodDelete)
+	statelessMethodNotAllowed = guard.MethodNotAllowed("protocol "+V20260728+" has no sessions and no server stream", http.MethodPost)
+)
+
+// statelessHeader reports whether an MCP-Protocol-Version header names a
+// version of the stateless era (or one this server does not know, which
+// only a client newer than it sends).
+func statelessHeader(v string) bool { return v != "" && !isLegacy(v) }
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
@@ -173,7 +188,19 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
 		return
 	}
+	var e envelope
+	if m.IsRequest() {
+		e = readEnvelope(m.PeekParams())
+	}
 	sid := r.Header.Get(HeaderSessionID)
+	hv := r.Header.Get(HeaderProtocolVersion)
+	// The era: 2026-07-28 by the body or the header; by a version header
+	// this server does not know only without a session, whose client
+	// speaks a legacy version and is told so below.
+	if e.isStateless() || hv == V20260728 || statelessHeader(hv) && sid == "" {
+		h.postStateless(w, r, m, e)
+		return
+	}
 	var s *httpSession
 	switch {
 	case sid == "" && m.IsRequest() && m.Method == methodInitialize:
@@ -187,10 +214,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case sid == "" && m.IsRequest() && !sessionMethod(m.Method):
-		// A method this server does not have, such as the server/discover
-		// probe of newer clients, is answered as such, with its id, so
-		// that the client falls back to initialize.
-		refuse(w, m, http.StatusOK, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", m.Method))
+		// A method this server does not have, or a server/discover
+		// without the _meta of 2026-07-28, is answered as such, with its
+		// id, so that the client falls back to initialize.
+		refuse(w, m, http.StatusOK, methodNotFound(m.Method))
 		return
 	case sid == "":
 		refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
@@ -203,9 +230,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// After initialize, requests say which version they speak.
-		if v := r.Header.Get(HeaderProtocolVersion); v != "" && negotiate(v) != v {
+		if hv != "" && !isLegacy(hv) {
 			refuse(w, m, http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-				"unsupported %s: %s (this server speaks %s)", HeaderProtocolVersion, v, strings.Join(supported, ", ")))
+				"unsupported %s: %s (a session speaks %s)", HeaderProtocolVersion, hv, strings.Join(legacy, ", ")))
 			return
 		}
 	}
@@ -216,14 +243,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	replies := make(chan []byte, 1)
-	s.HandleMessage(r.Context(), m, func(b []byte) { replies <- b })
-	var reply []byte
-	select {
-	case reply = <-replies:
-	case <-r.Context().Done():
-		// The client went away; the call's context (the request's) is
-		// cancelled with it, and there is no one to answer.
+	reply, ok := await(r, func(send func([]byte)) { s.HandleMessage(r.Context(), m, send) })
+	if !ok {
 		return
 	}
 	if m.Method == methodInitialize {
@@ -233,6 +254,60 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(HeaderSessionID, sid)
 		}
 	}
+	writeReply(w, r, m, reply)
+}
+
+// postStateless serves a POST of the stateless era, m, a request with
+// envelope e or a notification, on its own: no session is looked up,
+// minted or echoed, and the request's context is the call's, so a client
+// that closes the response stream cancels its call.
+func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, e envelope) {
+	if !m.IsRequest() {
+		// Nothing a notification could say to a server without state:
+		// cancellation is the closing of the request's stream.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if err := checkHeaders(r.Header, m.Method, e); err != nil {
+		refuse(w, m, http.StatusBadRequest, err)
+		return
+	}
+	if err := checkStateless(m.Method, e); err != nil {
+		status := http.StatusBadRequest
+		if err.Code == jsonrpc.CodeMethodNotFound {
+			status = http.StatusNotFound
+		}
+		refuse(w, m, status, err)
+		return
+	}
+	if err := checkVersionHeader(r.Header, e); err != nil {
+		refuse(w, m, http.StatusBadRequest, err)
+		return
+	}
+	ss := h.srv.NewSession()
+	reply, ok := await(r, func(send func([]byte)) { ss.serveStateless(r.Context(), m, e, send) })
+	if ok {
+		writeReply(w, r, m, reply)
+	}
+}
+
+// await runs serve, which hands the reply to a request to send, and
+// returns that reply; ok is false when the client went away first (the
+// call's context, the request's, is cancelled with it, and there is no
+// one to answer).
+func await(r *http.Request, serve func(send func([]byte))) (reply []byte, ok bool) {
+	replies := make(chan []byte, 1)
+	serve(func(b []byte) { replies <- b })
+	select {
+	case reply = <-replies:
+		return reply, true
+	case <-r.Context().Done():
+		return nil, false
+	}
+}
+
+// writeReply writes reply, the reply to m, as the response to r.
+func writeReply(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, reply []byte) {
 	switch {
 	case reply != nil && m.Check() != nil:
 		// A large call that turned out not to be JSON, answered with the

@@ -204,7 +204,7 @@ func TestHTTPVersionHeader(t *testing.T) {
 		}{
 			{"its own version", addLine, v, 200, `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"3"}]}}`},
 			{"no header", addLine, "", 200, `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"3"}]}}`},
-			{"unsupported", listLine, "2025-13-01", 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"unsupported Mcp-Protocol-Version: 2025-13-01 (this server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)"}}`},
+			{"unsupported", listLine, "2025-13-01", 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"unsupported Mcp-Protocol-Version: 2025-13-01 (a session speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)"}}`},
 			{"invalid", listLine, "latest", 400, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"unsupported Mcp-Protocol-Version: latest`},
 			{"bad arguments", badAdd, v, 200, argsReply},
 		} {
@@ -326,6 +326,12 @@ func TestHTTPCancelledCallGetsNoReply(t *testing.T) {
 func serveGuarded(t *testing.T, hopts HTTPOptions, gopts guard.Options) (*httpClient, *HTTPHandler) {
 	t.Helper()
 	srv, _ := callsServer(t, Options{})
+	return serveGuardedServer(t, srv, hopts, gopts)
+}
+
+// serveGuardedServer is serveGuarded serving srv.
+func serveGuardedServer(t *testing.T, srv *Server, hopts HTTPOptions, gopts guard.Options) (*httpClient, *HTTPHandler) {
+	t.Helper()
 	h := NewHTTPHandler(srv, hopts)
 	ts := httptest.NewUnstartedServer(nil)
 	gopts.Addr = ts.Listener.Addr().String()

@@ -59,9 +59,10 @@ type Result struct {
 	// Text is what MCP's text block shows: Value, but a render action's
 	// text as it is.
 	Text string
-	// Record is the command's own result as JSON when it is a record (the
-	// structured content), else nil.
-	Record []byte
+	// Own is the command's own result as JSON, before any output action:
+	// the structured content, for a client that sees the tool's output
+	// schema (Tool.Structured).
+	Own []byte
 }
 
 // Call calls tool name with named arguments: Bind, then Run. A bad call,
@@ -106,10 +107,7 @@ func (t *Tool) run(ctx context.Context, c Call) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", t.cmd.Name, err)
 	}
-	var res Result
-	if t.cmd.Return.Kind == types.Record {
-		res.Record = out
-	}
+	res := Result{Own: out}
 	action := c.Action
 	if action == nil {
 		res.Value, res.Text = out, string(out)

@@ -21,18 +21,25 @@ func TestSetCall(t *testing.T) {
 	if got, want := string(res.Value), `{"x":1.5,"y":2.0}`; got != want {
 		t.Errorf("value: got %s, want %s", got, want)
 	}
-	if string(res.Record) != string(res.Value) || res.Text != string(res.Value) {
-		t.Errorf("a record result is its own structured content and text: got record %s, text %s", res.Record, res.Text)
+	if string(res.Own) != string(res.Value) || res.Text != string(res.Value) {
+		t.Errorf("a record result is its own structured content and text: got %s, text %s", res.Own, res.Text)
+	}
+	legacy, modern := ListForm{OutputSchema: true}, ListForm{OutputSchema: true, AnyOutput: true}
+	if p := s.Tool("point"); !p.Structured(legacy) || !p.Structured(modern) || p.Structured(ListForm{}) {
+		t.Errorf("a record result is structured from 2025-06-18 on and not before")
 	}
 
-	// A Json result is no record: no structured content (MCP wants an
-	// object there, and a Json may be anything), its text as it came.
+	// A Json result is no record: structured only where any JSON value
+	// may be (MCP 2026-07-28), its text as it came.
 	res, err = s.Call(ctx, "anyjson", named(t, `{"data":[{"z": 1, "a": "é"}, null]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(res.Value), `[{"z":1,"a":"é"},null]`; got != want || res.Text != want || res.Record != nil {
-		t.Errorf("Json result: value %s, text %s, record %s; want %s, %s, none", got, res.Text, res.Record, want, want)
+	if got, want := string(res.Value), `[{"z":1,"a":"é"},null]`; got != want || res.Text != want || string(res.Own) != want {
+		t.Errorf("Json result: value %s, text %s, own %s; want %s", got, res.Text, res.Own, want)
+	}
+	if j := s.Tool("anyjson"); j.Structured(legacy) || !j.Structured(modern) {
+		t.Errorf("a Json result is structured in 2026-07-28 only")
 	}
 
 	for _, tc := range []struct{ name, args, want string }{

@@ -35,10 +35,13 @@ type Tool struct {
 	Description string
 	// Title is the display name (the command's `title:`), Icons the URLs
 	// of its icons (`icon:`); both may be empty.
-	Title        string
-	Icons        []string
-	InputSchema  *Schema
-	OutputSchema *Schema // nil unless the command returns a record
+	Title       string
+	Icons       []string
+	InputSchema *Schema
+	// OutputSchema is the schema of the command's result, of whatever
+	// type; nil when it returns nothing (a unit result has no content to
+	// structure). Which clients see it is the ListForm's business.
+	OutputSchema *Schema
 
 	cmd    *manifest.Command
 	d      *dispatch.Dispatcher
@@ -214,8 +217,8 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 			return nil, err
 		}
 	}
-	if c.Return.Kind == types.Record {
-		t.OutputSchema = recordSchema(c.Return, true)
+	if c.Return.Kind != types.Unit {
+		t.OutputSchema = typeSchema(c.Return)
 	}
 	return t, nil
 }
@@ -295,10 +298,16 @@ func firstOf(ss ...string) string {
 // revisions differ on a client knows. The zero value is the form of the
 // oldest revision.
 type ListForm struct {
-	// OutputSchema lists the output schema, and Title the title (MCP
-	// 2025-06-18 on).
+	// OutputSchema lists the output schema of a command that returns a
+	// record, the only kind of result an object schema describes, and
+	// Title the title (MCP 2025-06-18 on).
 	OutputSchema bool
 	Title        bool
+	// AnyOutput lists the output schema of a command of any return type
+	// but unit, lists, maps and scalars too (MCP 2026-07-28, where an
+	// output schema may be any schema and structured content any JSON
+	// value). It implies OutputSchema.
+	AnyOutput bool
 	// Icons lists the icons (MCP 2025-11-25 on).
 	Icons bool
 	// BareEmptyInput lists the input schema of a tool without arguments
@@ -312,6 +321,15 @@ type ListForm struct {
 // 2025-06-18 (the JSON API's /discover shows it so).
 func (t *Tool) MarshalJSON() ([]byte, error) {
 	return t.AppendJSON(nil, ListForm{OutputSchema: true, Title: true}), nil
+}
+
+// Structured reports whether a client that lists tools in form sees the
+// tool's output schema, and so gets its results' structured content.
+func (t *Tool) Structured(form ListForm) bool {
+	if t.OutputSchema == nil {
+		return false
+	}
+	return form.AnyOutput || form.OutputSchema && t.cmd.Return.Kind == types.Record
 }
 
 // AppendJSON appends the tool as tools/list shows it in form.
@@ -344,7 +362,7 @@ func (t *Tool) AppendJSON(b []byte, form ListForm) []byte {
 	} else {
 		b = t.InputSchema.appendJSON(b)
 	}
-	if form.OutputSchema && t.OutputSchema != nil {
+	if t.Structured(form) {
 		b = append(b, `,"outputSchema":`...)
 		b = t.OutputSchema.appendJSON(b)
 	}
