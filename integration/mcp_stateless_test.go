@@ -19,11 +19,11 @@ import (
 // statelessSchemas are the output schemas revisionsProgram's tools show
 // a client of 2026-07-28: every return type, not records only.
 var statelessSchemas = map[string]string{
-	"add":    `{"type":"integer"}`,
-	"fail":   `{"type":"integer"}`,
+	"add":    `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`,
+	"fail":   `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`,
 	"hold":   `{"type":"string"}`,
-	"answer": `{"type":"integer"}`,
-	"point":  `{"type":"object","description":"A point on the diagonal y = 2x.","properties":{"x":{"type":"integer"},"y":{"type":"integer"}},"required":["x","y"],"additionalProperties":false}`,
+	"answer": `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`,
+	"point":  `{"type":"object","description":"A point on the diagonal y = 2x.","properties":{"x":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"y":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["x","y"],"additionalProperties":false}`,
 }
 
 // TestMCPStatelessGoSDK: the Go SDK client, unpinned, speaks 2026-07-28

@@ -94,8 +94,8 @@ func TestStatelessList(t *testing.T) {
 	if r.ResultType != "complete" || r.TTLMs == nil || *r.TTLMs != 300000 || r.CacheScope != "public" {
 		t.Errorf("tools/list: resultType %q, ttlMs %v, cacheScope %q", r.ResultType, r.TTLMs, r.CacheScope)
 	}
-	want := map[string]string{"add": `{"type":"integer"}`, "wait": `{"type":"integer"}`, "boom": `{"type":"integer"}`,
-		"answer": `{"type":"integer"}`,
+	want := map[string]string{"add": `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`, "wait": `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`, "boom": `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`,
+		"answer": `{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}`,
 		"point":  `{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}`}
 	var names []string
 	for _, tl := range r.Tools {
