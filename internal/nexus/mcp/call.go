@@ -15,6 +15,7 @@ import (
 type callParams struct {
 	Name      string
 	Arguments map[string]json.RawMessage
+	Meta      json.RawMessage // _meta, unread
 }
 
 // readCallParams reads the params of tools/call, split, not decoded, so
@@ -36,6 +37,8 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 			if err := json.Unmarshal(m.Value, &p.Name); err != nil {
 				return p, invalidParams("invalid tools/call params: name must be a string")
 			}
+		case "_meta":
+			p.Meta = m.Value
 		case "arguments":
 			if string(m.Value) == "null" {
 				continue
@@ -81,12 +84,13 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	// call runs only once the message is known to be JSON.
 	var badArgs error
 	var denied string
+	var meta json.RawMessage
 	c, bad := jsonrpc.ReadParams(m, func(params json.RawMessage) (boundCall, *jsonrpc.Error) {
 		p, err := readCallParams(params)
 		if err != nil {
 			return boundCall{}, err
 		}
-		name = p.Name
+		name, meta = p.Name, p.Meta
 		t, err := s.find(p.Name)
 		if err != nil {
 			return boundCall{}, err
@@ -114,7 +118,9 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		}
 		return out
 	}
+	ctx, endProgress := startProgress(ctx, progressToken(meta), version)
 	res, err := s.run(ctx, c)
+	endProgress() // before the reply: nothing may follow it
 	if err != nil {
 		outcome = guard.OutcomeIsError
 		return m.ResultJSON(toolResult(err.Error(), nil, true))

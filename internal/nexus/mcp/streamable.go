@@ -217,7 +217,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	replies := make(chan []byte, 1)
-	s.HandleMessage(r.Context(), m, func(b []byte) { replies <- b })
+	events := newEventStream(w, r) // for a call's progress, when it has some
+	defer events.end()
+	s.HandleMessage(events.context(r.Context()), m, func(b []byte) { replies <- b })
 	var reply []byte
 	select {
 	case reply = <-replies:
@@ -234,6 +236,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
+	case events.started():
+		events.send(reply)
 	case reply != nil && m.Check() != nil:
 		// A large call that turned out not to be JSON, answered with the
 		// parse error: with the status of a small one (see decode above).
