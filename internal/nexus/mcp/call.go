@@ -34,9 +34,13 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 	for _, m := range members {
 		switch m.Key {
 		case "name":
-			if err := json.Unmarshal(m.Value, &p.Name); err != nil {
+			// Into a variable of its own: &p.Name would put all of p on
+			// the heap.
+			var name string
+			if err := json.Unmarshal(m.Value, &name); err != nil {
 				return p, invalidParams("invalid tools/call params: name must be a string")
 			}
+			p.Name = name
 		case "_meta":
 			p.Meta = m.Value
 		case "arguments":
@@ -84,13 +88,12 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	// call runs only once the message is known to be JSON.
 	var badArgs error
 	var denied string
-	var meta json.RawMessage
 	c, bad := jsonrpc.ReadParams(m, func(params json.RawMessage) (boundCall, *jsonrpc.Error) {
 		p, err := readCallParams(params)
 		if err != nil {
 			return boundCall{}, err
 		}
-		name, meta = p.Name, p.Meta
+		name = p.Name
 		t, err := s.find(p.Name)
 		if err != nil {
 			return boundCall{}, err
@@ -103,7 +106,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		}
 		call, bindErr := t.Bind(p.Arguments)
 		badArgs = bindErr
-		return boundCall{t: t, call: call}, nil
+		return boundCall{t: t, call: call, meta: p.Meta}, nil
 	})
 	switch {
 	case bad != nil:
@@ -118,7 +121,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		}
 		return out
 	}
-	ctx, endProgress := startProgress(ctx, progressToken(meta), version)
+	ctx, endProgress := startProgress(ctx, progressToken(c.meta), version)
 	res, err := s.run(ctx, c)
 	endProgress() // before the reply: nothing may follow it
 	if err != nil {
@@ -137,6 +140,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 type boundCall struct {
 	t    *tool.Tool
 	call tool.Call
+	meta json.RawMessage // the request's _meta, for its progressToken
 }
 
 // find finds the tool called name: a call of an unknown one fails with a
