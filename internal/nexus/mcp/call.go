@@ -122,8 +122,10 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		return out
 	}
 	ctx, endProgress := startProgress(ctx, progressToken(c.meta), version)
+	// Deferred, so that it runs on a panic too, and before the caller
+	// sends the reply: nothing of the call may follow it.
+	defer endProgress()
 	res, err := s.run(ctx, c)
-	endProgress() // before the reply: nothing may follow it
 	if err != nil {
 		outcome = guard.OutcomeIsError
 		return m.ResultJSON(toolResult(err.Error(), nil, true))
