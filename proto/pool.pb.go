@@ -135,6 +135,154 @@ func (x *CallReply) GetError() string {
 	return ""
 }
 
+// Progress is one report of a function's progress.
+type Progress struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How much is done, in the function's own units.
+	Done float64 `protobuf:"fixed64,1,opt,name=done,proto3" json:"done,omitempty"`
+	// How much there is to do, when the function knows.
+	Total *float64 `protobuf:"fixed64,2,opt,name=total,proto3,oneof" json:"total,omitempty"`
+	// What the function is doing, when it says.
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Progress) Reset() {
+	*x = Progress{}
+	mi := &file_pool_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Progress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Progress) ProtoMessage() {}
+
+func (x *Progress) ProtoReflect() protoreflect.Message {
+	mi := &file_pool_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Progress.ProtoReflect.Descriptor instead.
+func (*Progress) Descriptor() ([]byte, []int) {
+	return file_pool_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Progress) GetDone() float64 {
+	if x != nil {
+		return x.Done
+	}
+	return 0
+}
+
+func (x *Progress) GetTotal() float64 {
+	if x != nil && x.Total != nil {
+		return *x.Total
+	}
+	return 0
+}
+
+func (x *Progress) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// CallEvent is one message of CallWithProgress's reply stream.
+type CallEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Event:
+	//
+	//	*CallEvent_Progress
+	//	*CallEvent_Reply
+	Event         isCallEvent_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallEvent) Reset() {
+	*x = CallEvent{}
+	mi := &file_pool_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallEvent) ProtoMessage() {}
+
+func (x *CallEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_pool_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
+func (*CallEvent) Descriptor() ([]byte, []int) {
+	return file_pool_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CallEvent) GetEvent() isCallEvent_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *CallEvent) GetProgress() *Progress {
+	if x != nil {
+		if x, ok := x.Event.(*CallEvent_Progress); ok {
+			return x.Progress
+		}
+	}
+	return nil
+}
+
+func (x *CallEvent) GetReply() *CallReply {
+	if x != nil {
+		if x, ok := x.Event.(*CallEvent_Reply); ok {
+			return x.Reply
+		}
+	}
+	return nil
+}
+
+type isCallEvent_Event interface {
+	isCallEvent_Event()
+}
+
+type CallEvent_Progress struct {
+	Progress *Progress `protobuf:"bytes,1,opt,name=progress,proto3,oneof"`
+}
+
+type CallEvent_Reply struct {
+	// The call's outcome: the last event of the stream.
+	Reply *CallReply `protobuf:"bytes,2,opt,name=reply,proto3,oneof"`
+}
+
+func (*CallEvent_Progress) isCallEvent_Event() {}
+
+func (*CallEvent_Reply) isCallEvent_Event() {}
+
 var File_pool_proto protoreflect.FileDescriptor
 
 const file_pool_proto_rawDesc = "" +
@@ -147,9 +295,19 @@ const file_pool_proto_rawDesc = "" +
 	"\x04args\x18\x02 \x01(\fR\x04args\"9\n" +
 	"\tCallReply\x12\x16\n" +
 	"\x06result\x18\x01 \x01(\fR\x06result\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error2>\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\"]\n" +
+	"\bProgress\x12\x12\n" +
+	"\x04done\x18\x01 \x01(\x01R\x04done\x12\x19\n" +
+	"\x05total\x18\x02 \x01(\x01H\x00R\x05total\x88\x01\x01\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessageB\b\n" +
+	"\x06_total\"w\n" +
+	"\tCallEvent\x122\n" +
+	"\bprogress\x18\x01 \x01(\v2\x14.nexus.pool.ProgressH\x00R\bprogress\x12-\n" +
+	"\x05reply\x18\x02 \x01(\v2\x15.nexus.pool.CallReplyH\x00R\x05replyB\a\n" +
+	"\x05event2\x84\x01\n" +
 	"\x04Pool\x126\n" +
-	"\x04Call\x12\x17.nexus.pool.CallRequest\x1a\x15.nexus.pool.CallReplyB\"Z github.com/nexus-run/nexus/protob\x06proto3"
+	"\x04Call\x12\x17.nexus.pool.CallRequest\x1a\x15.nexus.pool.CallReply\x12D\n" +
+	"\x10CallWithProgress\x12\x17.nexus.pool.CallRequest\x1a\x15.nexus.pool.CallEvent0\x01B\"Z github.com/nexus-run/nexus/protob\x06proto3"
 
 var (
 	file_pool_proto_rawDescOnce sync.Once
@@ -163,19 +321,25 @@ func file_pool_proto_rawDescGZIP() []byte {
 	return file_pool_proto_rawDescData
 }
 
-var file_pool_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_pool_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_pool_proto_goTypes = []any{
 	(*CallRequest)(nil), // 0: nexus.pool.CallRequest
 	(*CallReply)(nil),   // 1: nexus.pool.CallReply
+	(*Progress)(nil),    // 2: nexus.pool.Progress
+	(*CallEvent)(nil),   // 3: nexus.pool.CallEvent
 }
 var file_pool_proto_depIdxs = []int32{
-	0, // 0: nexus.pool.Pool.Call:input_type -> nexus.pool.CallRequest
-	1, // 1: nexus.pool.Pool.Call:output_type -> nexus.pool.CallReply
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	2, // 0: nexus.pool.CallEvent.progress:type_name -> nexus.pool.Progress
+	1, // 1: nexus.pool.CallEvent.reply:type_name -> nexus.pool.CallReply
+	0, // 2: nexus.pool.Pool.Call:input_type -> nexus.pool.CallRequest
+	0, // 3: nexus.pool.Pool.CallWithProgress:input_type -> nexus.pool.CallRequest
+	1, // 4: nexus.pool.Pool.Call:output_type -> nexus.pool.CallReply
+	3, // 5: nexus.pool.Pool.CallWithProgress:output_type -> nexus.pool.CallEvent
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_pool_proto_init() }
@@ -183,13 +347,18 @@ func file_pool_proto_init() {
 	if File_pool_proto != nil {
 		return
 	}
+	file_pool_proto_msgTypes[2].OneofWrappers = []any{}
+	file_pool_proto_msgTypes[3].OneofWrappers = []any{
+		(*CallEvent_Progress)(nil),
+		(*CallEvent_Reply)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pool_proto_rawDesc), len(file_pool_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

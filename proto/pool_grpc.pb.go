@@ -25,7 +25,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Pool_Call_FullMethodName = "/nexus.pool.Pool/Call"
+	Pool_Call_FullMethodName             = "/nexus.pool.Pool/Call"
+	Pool_CallWithProgress_FullMethodName = "/nexus.pool.Pool/CallWithProgress"
 )
 
 // PoolClient is the client API for Pool service.
@@ -34,6 +35,12 @@ const (
 type PoolClient interface {
 	// Call runs one sourced function.
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallReply, error)
+	// CallWithProgress runs one sourced function as Call does, and streams
+	// the progress it reports before its reply: zero or more progress
+	// events, then exactly one reply event, last. The nexus uses it only for
+	// a caller that asked for progress, so that other calls keep Call's
+	// cost.
+	CallWithProgress(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallEvent], error)
 }
 
 type poolClient struct {
@@ -54,12 +61,37 @@ func (c *poolClient) Call(ctx context.Context, in *CallRequest, opts ...grpc.Cal
 	return out, nil
 }
 
+func (c *poolClient) CallWithProgress(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Pool_ServiceDesc.Streams[0], Pool_CallWithProgress_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[CallRequest, CallEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Pool_CallWithProgressClient = grpc.ServerStreamingClient[CallEvent]
+
 // PoolServer is the server API for Pool service.
 // All implementations must embed UnimplementedPoolServer
 // for forward compatibility.
 type PoolServer interface {
 	// Call runs one sourced function.
 	Call(context.Context, *CallRequest) (*CallReply, error)
+	// CallWithProgress runs one sourced function as Call does, and streams
+	// the progress it reports before its reply: zero or more progress
+	// events, then exactly one reply event, last. The nexus uses it only for
+	// a caller that asked for progress, so that other calls keep Call's
+	// cost.
+	CallWithProgress(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error
 	mustEmbedUnimplementedPoolServer()
 }
 
@@ -72,6 +104,9 @@ type UnimplementedPoolServer struct{}
 
 func (UnimplementedPoolServer) Call(context.Context, *CallRequest) (*CallReply, error) {
 	return nil, status.Error(codes.Unimplemented, "method Call not implemented")
+}
+func (UnimplementedPoolServer) CallWithProgress(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error {
+	return status.Error(codes.Unimplemented, "method CallWithProgress not implemented")
 }
 func (UnimplementedPoolServer) mustEmbedUnimplementedPoolServer() {}
 func (UnimplementedPoolServer) testEmbeddedByValue()              {}
@@ -112,6 +147,17 @@ func _Pool_Call_Handler(srv interface{}, ctx context.Context, dec func(interface
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Pool_CallWithProgress_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(CallRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(PoolServer).CallWithProgress(m, &grpc.GenericServerStream[CallRequest, CallEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Pool_CallWithProgressServer = grpc.ServerStreamingServer[CallEvent]
+
 // Pool_ServiceDesc is the grpc.ServiceDesc for Pool service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -124,6 +170,12 @@ var Pool_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Pool_Call_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "CallWithProgress",
+			Handler:       _Pool_CallWithProgress_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "pool.proto",
 }

@@ -15,6 +15,8 @@
 //   {"op":"list"}                                  tools/list result
 //   {"op":"call","name":N,"arguments":{...}}       CallToolResult
 //   {"op":"callConcurrent","calls":[{name,arguments},...]}  array of those
+//   {"op":"callProgress","name":N,"arguments":{...}}  {"result": CallToolResult,
+//                                                   "progress": [what onprogress got, in order]}
 //   {"op":"ping"}                                  ping result
 //   {"op":"terminate"}                             DELETE the HTTP session
 // An operation the SDK throws on yields {"error":{"code","message","data"}}.
@@ -86,7 +88,7 @@ try {
     die(`operations on stdin are not JSON: ${err.message}`);
 }
 if (!Array.isArray(ops)) die('operations on stdin must be a JSON array');
-const known = new Set(['list', 'call', 'callConcurrent', 'ping', 'terminate']);
+const known = new Set(['list', 'call', 'callConcurrent', 'callProgress', 'ping', 'terminate']);
 for (const op of ops) {
     // A misspelled operation is a bug in the test, not a server failure.
     if (!known.has(op?.op)) die(`unknown operation ${JSON.stringify(op)}`);
@@ -130,6 +132,19 @@ for (const op of ops) {
         case 'call':
             results.push(await callTool(client, op));
             break;
+        case 'callProgress': {
+            // onprogress makes the SDK send a progressToken.
+            const progress = [];
+            const onprogress = (p) => progress.push(p);
+            const result = await attempt(() =>
+                client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { onprogress }));
+            // The SDK runs notification handlers a turn of the event loop
+            // after reading them, so a result read just after a
+            // notification can overtake it: let them run first.
+            await new Promise((resolve) => setImmediate(resolve));
+            results.push({ result, progress: [...progress] });
+            break;
+        }
         case 'callConcurrent':
             results.push(await Promise.all((op.calls ?? []).map((c) => callTool(client, c))));
             break;

@@ -23,8 +23,10 @@ type Function struct {
 	// header, whose length the runtime has checked), calls the user's
 	// function and encodes its result into result. An error it returns is
 	// the call's failure message: a conversion error, or the error the
-	// user's function returned. It may panic; the runtime recovers.
-	Call func(args *msgpack.Decoder, result *msgpack.Encoder) error
+	// user's function returned. It may panic; the runtime recovers. ctx is
+	// the call's, passed to a user's function whose first parameter is a
+	// context.Context: it carries the call's progress reporting (Progress).
+	Call func(ctx context.Context, args *msgpack.Decoder, result *msgpack.Encoder) error
 }
 
 // registry holds the functions by manifest id. Generated code fills it
@@ -48,22 +50,27 @@ type server struct {
 	fns map[uint32]Function
 }
 
-func (s *server) Call(_ context.Context, req *proto.CallRequest) (*proto.CallReply, error) {
+func (s *server) Call(ctx context.Context, req *proto.CallRequest) (*proto.CallReply, error) {
+	return s.call(ctx, req), nil
+}
+
+// call runs the function req names, with ctx as the call's context.
+func (s *server) call(ctx context.Context, req *proto.CallRequest) *proto.CallReply {
 	f, ok := s.fns[req.Function]
 	if !ok {
-		return &proto.CallReply{Error: fmt.Sprintf("this Go pool has no function with id %d; rebuild the program with `nexus make`", req.Function)}, nil
+		return &proto.CallReply{Error: fmt.Sprintf("this Go pool has no function with id %d; rebuild the program with `nexus make`", req.Function)}
 	}
 	defer afterCall(allocated())
-	result, err := run(f, req.Args)
+	result, err := run(ctx, f, req.Args)
 	if err != nil {
-		return &proto.CallReply{Error: err.Error()}, nil
+		return &proto.CallReply{Error: err.Error()}
 	}
-	return &proto.CallReply{Result: result}, nil
+	return &proto.CallReply{Result: result}
 }
 
 // run calls f with the msgpack array args and returns its msgpack result.
 // A panic in f is returned as a *PanicError.
-func run(f Function, args []byte) (result []byte, err error) {
+func run(ctx context.Context, f Function, args []byte) (result []byte, err error) {
 	dec := msgpack.GetDecoder()
 	defer msgpack.PutDecoder(dec)
 	dec.Reset(&input{data: args})
@@ -83,7 +90,7 @@ func run(f Function, args []byte) (result []byte, err error) {
 			result, err = nil, &PanicError{Value: v, Stack: userStack(debug.Stack())}
 		}
 	}()
-	if err := f.Call(dec, enc); err != nil {
+	if err := f.Call(ctx, dec, enc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

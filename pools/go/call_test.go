@@ -1,6 +1,7 @@
 package gopool
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func divide(a, b int) int { return helper(a, b) }
 func helper(a, b int) int { return a / b }
 
 func TestRun(t *testing.T) {
-	div := Function{Name: "div", Args: 2, Call: func(d *msgpack.Decoder, e *msgpack.Encoder) error {
+	div := Function{Name: "div", Args: 2, Call: func(_ context.Context, d *msgpack.Decoder, e *msgpack.Encoder) error {
 		a, err := DecodeInt[int](d)
 		if err != nil {
 			return ArgError(0, err)
@@ -38,7 +39,7 @@ func TestRun(t *testing.T) {
 		}
 		return EncodeInt(e, divide(a, b))
 	}}
-	res, err := run(div, args(t, 7, 2))
+	res, err := run(context.Background(), div, args(t, 7, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("7/2 = %v, %v", got, err)
 	}
 
-	_, err = run(div, args(t, 1, 0))
+	_, err = run(context.Background(), div, args(t, 1, 0))
 	var pe *PanicError
 	if !errors.As(err, &pe) {
 		t.Fatalf("got %v, want a PanicError", err)
@@ -68,19 +69,19 @@ func TestRun(t *testing.T) {
 		}
 	}
 
-	if _, err := run(div, args(t, 1)); err == nil || err.Error() != "div takes 2 arguments, the nexus sent 1" {
+	if _, err := run(context.Background(), div, args(t, 1)); err == nil || err.Error() != "div takes 2 arguments, the nexus sent 1" {
 		t.Errorf("one argument: %v", err)
 	}
-	if _, err := run(div, args(t, "x", 1)); err == nil || !strings.HasPrefix(err.Error(), "argument 1: ") {
+	if _, err := run(context.Background(), div, args(t, "x", 1)); err == nil || !strings.HasPrefix(err.Error(), "argument 1: ") {
 		t.Errorf("a string argument: %v", err)
 	}
 }
 
 func TestRunReturnsError(t *testing.T) {
-	f := Function{Name: "f", Args: 0, Call: func(*msgpack.Decoder, *msgpack.Encoder) error {
+	f := Function{Name: "f", Args: 0, Call: func(context.Context, *msgpack.Decoder, *msgpack.Encoder) error {
 		return errors.New("no such file: x.txt")
 	}}
-	if _, err := run(f, args(t)); err == nil || err.Error() != "no such file: x.txt" {
+	if _, err := run(context.Background(), f, args(t)); err == nil || err.Error() != "no such file: x.txt" {
 		t.Errorf("got %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen/golang"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/progress"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -29,10 +30,13 @@ import (
 const testSource = `package mathx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
+
+	gopool "github.com/nexus-run/nexus/pools/go"
 )
 
 func init() {
@@ -65,6 +69,14 @@ func Shout(s string) string {
 	return s
 }
 
+func Steps(ctx context.Context, n int) int {
+	for i := 1; i <= n; i++ {
+		gopool.Progress(ctx, float64(i), float64(n), fmt.Sprint("step ", i))
+	}
+	gopool.Progress(context.Background(), 99, 0, "not a call's context: ignored")
+	return n
+}
+
 func Double(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
@@ -87,6 +99,7 @@ var testFunctions = []fn{
 	{Source: "Check", Args: intToInt, Return: types.IntType},
 	{Source: "Shout", Args: []*types.Type{types.StrType}, Return: types.StrType},
 	{Source: "Double", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.ListOf(types.RealType)},
+	{Source: "Steps", Args: intToInt, Return: types.IntType},
 }
 
 const (
@@ -96,6 +109,7 @@ const (
 	idCheck
 	idShout
 	idDouble
+	idSteps
 )
 
 var (
@@ -188,9 +202,9 @@ func TestPanicKeepsThePool(t *testing.T) {
 	if first, _, _ := strings.Cut(fe.Message, "\n"); first != "panicked: boom 3" {
 		t.Errorf("first line %q, want %q", first, "panicked: boom 3")
 	}
-	// The trace names the user's file and line (the panic is on line 18),
+	// The trace names the user's file and line (the panic is on line 21),
 	// and no frame of the pool's own.
-	for _, want := range []string{"mathx.Boom(", filepath.Join(testRoot, "src", "mathx.go") + ":18"} {
+	for _, want := range []string{"mathx.Boom(", filepath.Join(testRoot, "src", "mathx.go") + ":21"} {
 		if !strings.Contains(fe.Message, want) {
 			t.Errorf("message lacks %q", want)
 		}
@@ -388,5 +402,63 @@ func BenchmarkMsgpackFloor(b *testing.B) {
 		if err := msgpack.Unmarshal(data, &back); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestProgress: a function taking a context.Context (which its signature
+// does not list) reports its progress to a caller that wants it, in
+// order, before its result; a caller that wants none gets none, and a
+// function without a context reports nothing.
+func TestProgress(t *testing.T) {
+	m := program(t)
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	call := func(ctx context.Context, id int, n int64) (int64, error) {
+		f := &m.Functions[id]
+		data, err := types.EncodeArgs(f.Args, []any{n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Call(ctx, f, data)
+		if err != nil {
+			return 0, err
+		}
+		v, err := types.DecodeMsgpackBytes(f.Return, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(int64), nil
+	}
+	var mu sync.Mutex
+	var got []progress.Report
+	ctx := progress.With(context.Background(), func(r progress.Report) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+	})
+	if n, err := call(ctx, idSteps, 3); err != nil || n != 3 {
+		t.Fatalf("Steps(3) = %v, %v", n, err)
+	}
+	mu.Lock()
+	want := []progress.Report{
+		{Done: 1, Total: 3, HasTotal: true, Message: "step 1"},
+		{Done: 2, Total: 3, HasTotal: true, Message: "step 2"},
+		{Done: 3, Total: 3, HasTotal: true, Message: "step 3"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reports %+v, want %+v", got, want)
+	}
+	got = nil
+	mu.Unlock()
+
+	if n, err := call(context.Background(), idSteps, 2); err != nil || n != 2 {
+		t.Fatalf("Steps(2) without progress = %v, %v", n, err)
+	}
+	if n, err := call(ctx, idIdent, 5); err != nil || n != 5 {
+		t.Fatalf("Ident(5) with progress = %v, %v", n, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 0 {
+		t.Errorf("reports %+v from calls that make none to this caller", got)
 	}
 }

@@ -1,6 +1,7 @@
 package gopool
 
 import (
+	"context"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -12,7 +13,7 @@ func BenchmarkRunMillionReals(b *testing.B) {
 		xs[i] = float64(i) * 0.25
 	}
 	data, _ := msgpack.Marshal([]any{xs})
-	f := Function{Name: "double", Args: 1, Call: func(d *msgpack.Decoder, e *msgpack.Encoder) error {
+	f := Function{Name: "double", Args: 1, Call: func(_ context.Context, d *msgpack.Decoder, e *msgpack.Encoder) error {
 		n, err := DecodeLen(d, false, -1)
 		if err != nil {
 			return err
@@ -31,7 +32,7 @@ func BenchmarkRunMillionReals(b *testing.B) {
 	}}
 	b.SetBytes(8e6)
 	for b.Loop() {
-		if _, err := run(f, data); err != nil {
+		if _, err := run(context.Background(), f, data); err != nil {
 			b.Fatal(err)
 		}
 	}

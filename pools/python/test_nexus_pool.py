@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import grpc
 
-from nexus_pool import convert, plugin, server, service, wire
+from nexus_pool import convert, plugin, progress, server, service, wire
 
 
 class Wire(unittest.TestCase):
@@ -40,9 +40,47 @@ class Wire(unittest.TestCase):
         self.assertEqual(wire.decode_health_request(b"\x0a\x06plugin"), "plugin")
         self.assertEqual(wire.encode_health_response(wire.SERVING), b"\x08\x01")
 
+    def test_progress_event(self) -> None:
+        # CallEvent{progress: {done: 1, total: 3, message: "hi"}}, as Go's
+        # protobuf encodes it.
+        self.assertEqual(
+            wire.encode_progress_event(1.0, 3.0, "hi").hex(),
+            "0a1609000000000000f03f1100000000000008401a026869",
+        )
+        self.assertEqual(wire.encode_progress_event(0.5, None, "").hex(), "0a0909000000000000e03f")
+        self.assertEqual(wire.encode_reply_event(b"\x0a\x01\xc0"), b"\x12\x03\x0a\x01\xc0")
+
     def test_truncated(self) -> None:
         with self.assertRaises(ValueError):
             wire.decode_call_request(b"\x12\x05ab")
+
+
+class Progress(unittest.TestCase):
+    def test_outside_a_call_does_nothing(self) -> None:
+        progress.progress(1, 2, "x")  # no call: no error, nothing sent
+
+    def test_reports_go_to_the_call(self) -> None:
+        sent: list = []
+        with progress.reporting(sent.append):
+            progress.progress(1, 3, "one")
+            progress.progress(2)
+            progress.progress(float("nan"))  # not a number: dropped
+        progress.progress(3, 3)  # after the call: dropped
+        self.assertEqual(sent, [wire.encode_progress_event(1.0, 3.0, "one"), wire.encode_progress_event(2.0, None, "")])
+
+    def test_other_threads_report_nothing(self) -> None:
+        sent: list = []
+        with progress.reporting(sent.append):
+            t = threading.Thread(target=progress.progress, args=(1,))
+            t.start()
+            t.join()
+        self.assertEqual(sent, [])
+
+    def test_bad_values(self) -> None:
+        for args in [("1",), (True,), (1, "2"), (1, 2, 3)]:
+            with self.subTest(args), self.assertRaises(TypeError) as caught:
+                progress.progress(*args)
+            self.assertIn("nexus.progress: ", str(caught.exception))
 
 
 @dataclasses.dataclass
@@ -158,7 +196,18 @@ class ServerCases:
         def abort(_: bytes) -> bytes:
             raise server.Abort(server.NOT_FOUND, "no such thing")
 
+        def count(request: bytes, send: Callable[[bytes], None]) -> bytes:
+            for i in range(1, int(request) + 1):
+                send(b"%d" % i)
+            return b"done"
+
+        def count_then_fail(request: bytes, send: Callable[[bytes], None]) -> bytes:
+            send(b"1")
+            raise Broken("failed after a message")
+
         methods = {
+            "/test.S/Count": server.Streaming(count),
+            "/test.S/CountThenFail": server.Streaming(count_then_fail),
             "/test.S/Reverse": lambda request: request[::-1],
             "/test.S/Fail": fail,
             "/test.S/Wait": wait,
@@ -205,12 +254,35 @@ class ServerCases:
         self.release.set()
         self.assertEqual(slow.result(), b"released")
 
+    def test_streaming(self) -> None:
+        for n in [0, 1, 3, 200]:
+            with self.subTest(n):
+                got = list(self.channel.unary_stream("/test.S/Count")(b"%d" % n, timeout=10))
+                self.assertEqual(got[-1], b"done")
+                messages = [int(m) for m in got[:-1]]
+                if not self.streams:
+                    self.assertEqual(messages, [])
+                    continue
+                # A burst is coalesced, but the first and the latest go,
+                # in order, before the reply.
+                self.assertEqual(messages, sorted(set(messages)))
+                if n > 0:
+                    self.assertEqual((messages[0], messages[-1]), (1, n))
+
+    def test_streaming_failure(self) -> None:
+        with self.assertRaises(grpc.RpcError) as caught:
+            list(self.channel.unary_stream("/test.S/CountThenFail")(b"", timeout=10))
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.UNKNOWN)
+        self.assertIn("failed after a message", caught.exception.details())
+
     def test_calls_run_at_once(self) -> None:
         calls = [self.method("Gather").future(b"", timeout=20) for _ in range(8)]
         self.assertEqual([c.result() for c in calls], [b"gathered"] * 8)
 
 
 class CoreServer(ServerCases, unittest.TestCase):
+    streams = True
+
     def start(self, methods: dict, address: str, options: list, ready: Callable[[], None]) -> None:
         # Constructed directly, not through serve, which would fall back
         # to grpc.server silently if grpcio's core bindings had changed.
@@ -220,6 +292,8 @@ class CoreServer(ServerCases, unittest.TestCase):
 
 
 class GrpcServer(ServerCases, unittest.TestCase):
+    streams = False  # the fallback sends a Streaming method's reply only
+
     def start(self, methods: dict, address: str, options: list, ready: Callable[[], None]) -> None:
         server.serve_with_grpc(grpc, methods, address, options, ready)
 

@@ -93,7 +93,9 @@ func (b *builder) pool(dir string, src *source, rf *runtimeFiles, fns []Function
 		includes = append(includes, "-I"+d)
 	}
 	mainFlags := append(append(append(append([]string{}, commonFlags...), b.tc.msgpack...), "-I"+dir), includes...)
-	userFlags := append(append(append([]string{}, commonFlags...), b.tc.msgpack...), includes...)
+	// The user's .cpp files may include nexus_pool.hpp (for
+	// nexus::progress), written into dir; their own folders come first.
+	userFlags := append(append(append(append([]string{}, commonFlags...), b.tc.msgpack...), includes...), "-I"+dir)
 
 	x := &explainer{poolDir: dir, main: src, roots: folders(append(headers, besides...))}
 	if wd, err := os.Getwd(); err == nil {

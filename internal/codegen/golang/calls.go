@@ -78,6 +78,13 @@ func (c *converters) call(fn Function) (string, error) {
 	}
 	params, results, withErr := c.p.signature(decl.typ)
 	sig := fmt.Sprintf("%s :: %s", spec.Name, describeSig(spec))
+	// A first parameter of type context.Context is not the program's: it
+	// receives the call's context, through which the function reports its
+	// progress (gopool.Progress).
+	withCtx := len(params) > 0 && params[0].typ.src == "context.Context"
+	if withCtx {
+		params = params[1:]
+	}
 
 	args := spec.Args
 	skipUnits := false
@@ -90,9 +97,14 @@ func (c *converters) call(fn Function) (string, error) {
 
 	var b strings.Builder
 	name := c.newName("call")
-	b.WriteString(code("\n// {0} serves {1} (function {2}): {3}.\nfunc {0}($args *{4}.Decoder, $result *{4}.Encoder) error {\n",
-		name, spec.Source, spec.ID, sig, mp))
+	b.WriteString(code("\n// {0} serves {1} (function {2}): {3}.\nfunc {0}($ctx {5}.Context, $args *{4}.Decoder, $result *{4}.Encoder) error {\n",
+		name, spec.Source, spec.ID, sig, mp, ctxPkg))
 	var callArgs []string
+	if withCtx {
+		callArgs = append(callArgs, code("$ctx"))
+	} else {
+		b.WriteString(code("\t_ = $ctx\n"))
+	}
 	pi := 0
 	for i, a := range args {
 		if skipUnits && a.Kind == types.Unit {

@@ -45,6 +45,8 @@ func (c *converters) mismatch(gt *goType, format string, args ...any) error {
 const (
 	rt = "nexus_rt"
 	mp = "nexus_mp"
+	// ctxPkg is package context in the generated code.
+	ctxPkg = "nexus_ctx"
 )
 
 func pairKey(t *types.Type, gt *goType) string {

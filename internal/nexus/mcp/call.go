@@ -15,6 +15,7 @@ import (
 type callParams struct {
 	Name      string
 	Arguments map[string]json.RawMessage
+	Meta      json.RawMessage // _meta, unread
 }
 
 // readCallParams reads the params of tools/call, split, not decoded, so
@@ -33,9 +34,15 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 	for _, m := range members {
 		switch m.Key {
 		case "name":
-			if err := json.Unmarshal(m.Value, &p.Name); err != nil {
+			// Into a variable of its own: &p.Name would put all of p on
+			// the heap.
+			var name string
+			if err := json.Unmarshal(m.Value, &name); err != nil {
 				return p, invalidParams("invalid tools/call params: name must be a string")
 			}
+			p.Name = name
+		case "_meta":
+			p.Meta = m.Value
 		case "arguments":
 			if string(m.Value) == "null" {
 				continue
@@ -99,7 +106,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		}
 		call, bindErr := t.Bind(p.Arguments)
 		badArgs = bindErr
-		return boundCall{t: t, call: call}, nil
+		return boundCall{t: t, call: call, meta: p.Meta}, nil
 	})
 	switch {
 	case bad != nil:
@@ -114,6 +121,10 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		}
 		return out
 	}
+	ctx, endProgress := startProgress(ctx, progressToken(c.meta), version)
+	// Deferred, so that it runs on a panic too, and before the caller
+	// sends the reply: nothing of the call may follow it.
+	defer endProgress()
 	res, err := s.run(ctx, c)
 	if err != nil {
 		outcome = guard.OutcomeIsError
@@ -131,6 +142,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 type boundCall struct {
 	t    *tool.Tool
 	call tool.Call
+	meta json.RawMessage // the request's _meta, for its progressToken
 }
 
 // find finds the tool called name: a call of an unknown one fails with a

@@ -109,6 +109,8 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 		}
 	}()
 
+	// Calls send their progress notifications as they send replies.
+	notifying := withNotifier(calls, w.write)
 	for {
 		if !w.waitRoom(ctx, opts.MaxBacklog) {
 			return stop(ss, w, opts.Grace, ctx.Err())
@@ -119,7 +121,7 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 				w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
 				continue
 			}
-			ss.Handle(calls, l.data, w.write)
+			ss.Handle(notifying, l.data, w.write)
 		case err := <-readErr:
 			if err != nil {
 				cancelCalls()

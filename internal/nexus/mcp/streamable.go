@@ -243,7 +243,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	reply, ok := await(r, func(send func([]byte)) { s.HandleMessage(r.Context(), m, send) })
+	events := newEventStream(w, r) // for a call's progress, when it has some
+	defer events.end()
+	reply, ok := await(r, func(send func([]byte)) { s.HandleMessage(events.context(r.Context()), m, send) })
 	if !ok {
 		return
 	}
@@ -254,7 +256,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(HeaderSessionID, sid)
 		}
 	}
-	writeReply(w, r, m, reply)
+	writeReply(w, r, m, reply, events)
 }
 
 // postStateless serves a POST of the stateless era, m, a request with
@@ -285,9 +287,11 @@ func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *j
 		return
 	}
 	ss := h.srv.NewSession()
-	reply, ok := await(r, func(send func([]byte)) { ss.serveStateless(r.Context(), m, e, send) })
+	events := newEventStream(w, r) // for a call's progress, when it has some
+	defer events.end()
+	reply, ok := await(r, func(send func([]byte)) { ss.serveStateless(events.context(r.Context()), m, e, send) })
 	if ok {
-		writeReply(w, r, m, reply)
+		writeReply(w, r, m, reply, events)
 	}
 }
 
@@ -306,9 +310,12 @@ func await(r *http.Request, serve func(send func([]byte))) (reply []byte, ok boo
 	}
 }
 
-// writeReply writes reply, the reply to m, as the response to r.
-func writeReply(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, reply []byte) {
+// writeReply writes reply, the reply to m, as the response to r: as the
+// last event of events when the call sent notifications there.
+func writeReply(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, reply []byte, events *eventStream) {
 	switch {
+	case events.started():
+		events.send(reply)
 	case reply != nil && m.Check() != nil:
 		// A large call that turned out not to be JSON, answered with the
 		// parse error: with the status of a small one (see decode above).

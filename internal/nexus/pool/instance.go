@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/nexus-run/nexus/internal/nexus/progress"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/proto"
 )
@@ -234,8 +235,9 @@ func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
 	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
 	c := &pending{done: make(chan struct{})}
+	report := progress.From(ctx)
 	go func() {
-		reply, err := inst.send(req)
+		reply, err := inst.send(req, report)
 		inst.sp.finished(inst, c)
 		<-inst.sp.slots
 		c.reply, c.err = reply, err
@@ -263,9 +265,10 @@ type pending struct {
 }
 
 // send sends req to the pool and waits for its answer, for as long as the
-// instance lives.
-func (inst *instance) send(req *proto.CallRequest) (*proto.CallReply, error) {
-	reply, err := inst.pool.Call(inst.life, req)
+// instance lives. When report is not nil, the function's progress reports
+// go to it meanwhile.
+func (inst *instance) send(req *proto.CallRequest, report progress.Func) (*proto.CallReply, error) {
+	reply, err := inst.once(req, report)
 	for try := 1; err != nil && refused(err) && try <= maxRefusals && !inst.proc().exited(); try++ {
 		// The pool turned the stream away before reading it (HTTP/2's
 		// stream limit), so the function did not run: sending it again
@@ -274,9 +277,19 @@ func (inst *instance) send(req *proto.CallRequest) (*proto.CallReply, error) {
 		case <-time.After(time.Duration(try) * time.Millisecond):
 		case <-inst.life.Done():
 		}
-		reply, err = inst.pool.Call(inst.life, req)
+		reply, err = inst.once(req, report)
 	}
 	return reply, err
+}
+
+// once sends req to the pool once: as a plain Call when nobody wants its
+// progress, which is most calls and the cheapest, else as
+// CallWithProgress.
+func (inst *instance) once(req *proto.CallRequest, report progress.Func) (*proto.CallReply, error) {
+	if report == nil {
+		return inst.pool.Call(inst.life, req)
+	}
+	return inst.withProgress(req, report)
 }
 
 // outcome is the result of a call of f from the pool's reply or failure.

@@ -37,6 +37,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -279,7 +280,108 @@ bool fields(const char* data, std::size_t size, F&& f) {
   return true;
 }
 
+// put_double appends v as a protobuf double: 8 bytes, little-endian.
+void put_double(std::string& out, double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((bits >> (8 * i)) & 0xff);
+}
+
+// progress_event is nexus.pool.CallEvent{progress: Progress{done, total,
+// message}}.
+std::string progress_event(double done, std::optional<double> total, std::string_view message) {
+  std::string p(1, '\x09');  // field 1 (done), fixed64
+  put_double(p, done);
+  if (total) {
+    p += '\x11';  // field 2 (total), fixed64
+    put_double(p, *total);
+  }
+  if (!message.empty()) {
+    p += '\x1a';  // field 3 (message), length-delimited
+    put_varint(p, message.size());
+    p += message;
+  }
+  std::string event(1, '\x0a');  // field 1 (progress), length-delimited
+  put_varint(event, p.size());
+  return event + p;
+}
+
+// reply_event is nexus.pool.CallEvent{reply}, reply an encoded CallReply.
+grpc::ByteBuffer reply_event(const grpc::ByteBuffer& reply) {
+  std::vector<grpc::Slice> slices;
+  std::string event(1, '\x12');  // field 2 (reply), length-delimited
+  put_varint(event, reply.Length());
+  if (!reply.Dump(&slices).ok()) slices.clear();
+  for (const grpc::Slice& s : slices) event.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  grpc::Slice slice(event);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
 }  // namespace wire
+
+// Outbox holds the progress events of one CallWithProgress call on their
+// way out. gRPC takes one message of a stream at a time: the next waits
+// for the last to have gone (another thread, handling the completion, calls
+// sent), and a newer one replaces it while it waits.
+class Outbox {
+ public:
+  // write starts writing an event; its completion must reach sent.
+  using Write = std::function<void(const grpc::ByteBuffer&)>;
+
+  explicit Outbox(Write write) : write_(std::move(write)) {}
+
+  void send(std::string event) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    if (busy_) {
+      waiting_ = std::move(event);
+      return;
+    }
+    start(event);
+  }
+
+  // sent is the completion of the last write: ok false when the call
+  // ended (the nexus left).
+  void sent(bool ok) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ok && waiting_) {
+      std::string event = std::move(*waiting_);
+      waiting_.reset();
+      start(event);
+      return;
+    }
+    waiting_.reset();
+    busy_ = false;
+    if (!ok) closed_ = true;
+    idle_.notify_all();
+  }
+
+  // close takes no more events and returns once those taken have gone, so
+  // that the reply comes after them.
+  void close() {
+    std::unique_lock<std::mutex> lock(mu_);
+    closed_ = true;
+    idle_.wait(lock, [this] { return !busy_; });
+  }
+
+ private:
+  void start(const std::string& event) {  // with mu_ held
+    busy_ = true;
+    grpc::Slice slice(event);
+    write_(grpc::ByteBuffer(&slice, 1));
+  }
+
+  Write write_;
+  std::mutex mu_;
+  std::condition_variable idle_;
+  bool busy_ = false;    // an event is on its way
+  bool closed_ = false;  // the function returned, or the call ended
+  std::optional<std::string> waiting_;
+};
+
+// current_outbox is the outbox of the call the thread runs, when its caller
+// wants progress.
+thread_local Outbox* current_outbox = nullptr;
 
 // bytes_of returns the contents of a message as one contiguous range,
 // copying into storage only when gRPC holds it in several slices.
@@ -384,6 +486,7 @@ class Pool {
 // plugin.GRPCStdio streams; they are answered UNIMPLEMENTED, which
 // go-plugin accepts silently.
 constexpr std::string_view kCall = "/nexus.pool.Pool/Call";
+constexpr std::string_view kCallWithProgress = "/nexus.pool.Pool/CallWithProgress";
 constexpr std::string_view kHealthCheck = "/grpc.health.v1.Health/Check";
 constexpr std::string_view kShutdown = "/plugin.GRPCController/Shutdown";
 
@@ -562,6 +665,9 @@ class Server {
           }
           answer();
           return;
+        case State::kStreaming:  // a progress event has gone
+          outbox_->sent(ok);
+          return;
         case State::kFinishing:
           delete this;
           return;
@@ -569,11 +675,12 @@ class Server {
     }
 
    private:
-    enum class State { kArriving, kReading, kFinishing };
+    // kStreaming: a CallWithProgress call runs, and its events go out.
+    enum class State { kArriving, kReading, kStreaming, kFinishing };
 
     void arrived() {
       const std::string& method = context_.method();
-      if (method == kCall || method == kHealthCheck || method == kShutdown) {
+      if (method == kCall || method == kCallWithProgress || method == kHealthCheck || method == kShutdown) {
         state_ = State::kReading;
         stream_.Read(&request_, this);
         return;
@@ -591,6 +698,19 @@ class Server {
         grpc::ByteBuffer result = server_->pool_.call(request);
         server_->workers_.end_call(token);
         reply(result);
+      } else if (method == kCallWithProgress) {
+        outbox_ = std::make_unique<Outbox>([this](const grpc::ByteBuffer& event) { stream_.Write(event, this); });
+        state_ = State::kStreaming;
+        std::uint64_t token = server_->workers_.begin_call();
+        current_outbox = outbox_.get();
+        grpc::ByteBuffer result = server_->pool_.call(request);
+        current_outbox = nullptr;
+        // Waiting here for the last event's completion is waiting for
+        // another thread to lead: the call still counts as running, so
+        // the watcher hands the queue over.
+        outbox_->close();
+        server_->workers_.end_call(token);
+        reply(wire::reply_event(result));
       } else if (method == kHealthCheck) {
         std::string service;
         wire::fields(request.data(), request.size(), [&](const wire::Field& f) {
@@ -626,6 +746,7 @@ class Server {
     grpc::GenericServerAsyncReaderWriter stream_;
     grpc::ByteBuffer request_;
     State state_ = State::kArriving;
+    std::unique_ptr<Outbox> outbox_;  // of a CallWithProgress call
   };
 
   // accept waits for the next call.
@@ -648,6 +769,11 @@ class Server {
 };
 
 }  // namespace
+
+void progress(double done, std::optional<double> total, std::string_view message) {
+  if (current_outbox == nullptr) return;
+  current_outbox->send(wire::progress_event(done, total, valid_utf8(std::string(message))));
+}
 
 int serve(std::vector<Function> functions) {
   if (!started_by_nexus()) return 1;

@@ -1036,4 +1036,22 @@ Function function(std::uint32_t id, std::string name, std::string origin, std::s
 // only on failure, with the exit status for main.
 int serve(std::vector<Function> functions);
 
+// progress reports the progress of the call the calling thread runs: done
+// of total (std::nullopt: not known), and what the function is doing
+// (message, may be empty):
+//
+//   std::int64_t crunch(std::int64_t n) {
+//     for (std::int64_t i = 0; i < n; ++i) {
+//       nexus::progress(i + 1, n, "crunching");
+//       ...
+//     }
+//   }
+//
+// The report reaches the caller when it asked for progress (an MCP client
+// that sent a progressToken); otherwise, and on a thread that runs no call,
+// it does nothing. Reports should grow: the nexus drops a report whose done
+// is not above the last one's. While one report is on its way, a newer one
+// replaces the one waiting, so progress never blocks for long.
+void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {});
+
 }  // namespace nexus

@@ -46,12 +46,20 @@ def run(
             f"install them with: {shlex.quote(sys.executable)} -m pip install grpcio msgpack\n"
         )
         sys.exit(1)
-    from . import load, server, service
+    from . import load, progress, server, service
 
+    # What the user's modules import as `nexus` (nexus.progress), unless
+    # one of them is called so.
+    sys.modules.setdefault("nexus", progress.module())
     table = load.functions(modules, records, functions)
     socket = plugin.socket_path()
     plugin.watch_parent(socket)
-    methods = {"/nexus.pool.Pool/Call": service.Pool(table).call, **plugin.methods(socket)}
+    pool = service.Pool(table)
+    methods = {
+        "/nexus.pool.Pool/Call": pool.call,
+        "/nexus.pool.Pool/CallWithProgress": server.Streaming(pool.call_with_progress),
+        **plugin.methods(socket),
+    }
     # The nexus sends and receives whole values in one message; gRPC's
     # default 4 MB limit is hit by a list of a million floats.
     options = [

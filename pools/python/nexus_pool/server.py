@@ -36,10 +36,23 @@ import os
 import threading
 import time
 import traceback
-from typing import Any, Callable, Mapping, Sequence, Tuple
+from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 
 Method = Callable[[bytes], bytes]
 Options = Sequence[Tuple[str, Any]]
+
+
+class Streaming:
+    """A server-streaming method: fn(request, send) returns the reply, the
+    stream's last message, and may first call send(message) any number of
+    times, from any thread, for messages that go before it. send never
+    blocks: while one message is on its way, a newer one replaces the one
+    waiting, so only the latest of a burst is sent (the method's messages
+    are progress reports, of which only the latest matters). Every message
+    sent before fn returns goes before the reply; none after."""
+
+    def __init__(self, fn: Callable[[bytes, Callable[[bytes], None]], bytes]) -> None:
+        self.fn = fn
 
 # gRPC status codes (the values of grpc.StatusCode) the pool answers with.
 UNKNOWN = 2
@@ -79,14 +92,15 @@ class Abort(Exception):
 
 def serve(
     grpc: Any,
-    methods: Mapping[str, Method],
+    methods: Mapping[str, Any],
     address: str,
     options: Options,
     ready: Callable[[], None],
 ) -> None:
-    """Serves methods, keyed by full name ("/package.Service/Method"), on
-    address; calls ready once the server listens, then serves until the
-    process exits. Calls to other methods end with UNIMPLEMENTED."""
+    """Serves methods (a Method, or a Streaming), keyed by full name
+    ("/package.Service/Method"), on address; calls ready once the server
+    listens, then serves until the process exits. Calls to other methods end
+    with UNIMPLEMENTED."""
     options = [*options, ("grpc.max_concurrent_streams", MAX_STREAMS)]
     try:
         core = CoreServer(methods, address, options)
@@ -107,7 +121,7 @@ class CoreServer:
     """The server on grpcio's core bindings. It listens once constructed;
     serve runs it."""
 
-    def __init__(self, methods: Mapping[str, Method], address: str, options: Options) -> None:
+    def __init__(self, methods: Mapping[str, Any], address: str, options: Options) -> None:
         from grpc._cython import cygrpc
 
         # Fetched first, so that bindings other than expected fail here,
@@ -154,8 +168,12 @@ class CoreServer:
                 tag = event.tag
                 if tag is _NEW_CALL:
                     self._accept(event)
-                elif tag is not _ANSWERED:
+                elif tag is _ANSWERED:
+                    pass
+                elif type(tag) is tuple:
                     self._run(tag, event)
+                else:  # a Streaming method's message has gone
+                    tag.sent(event.success)
         except BaseException:
             # Not a method's failure (those are answered) but the server's
             # own: with a thread gone it could stop taking calls unnoticed.
@@ -201,7 +219,7 @@ class CoreServer:
             return
         call.start_server_batch((self._receive_message(0),), (call, method))
 
-    def _run(self, tag: Tuple[Any, Method], event: Any) -> None:
+    def _run(self, tag: Tuple[Any, Any], event: Any) -> None:
         """A call's request arrived: run its method and answer."""
         call, method = tag
         request = event.batch_operations[0].message() if event.success else None
@@ -209,23 +227,37 @@ class CoreServer:
             self._end(call, INTERNAL, "no request message")
             return
         self._begin()
+        outbox = None
         try:
-            reply = method(request)
+            if type(method) is Streaming:
+                outbox = _Outbox(self, call)
+                try:
+                    reply = method.fn(request, outbox.send)
+                finally:
+                    outbox.close()
+            else:
+                reply = method(request)
         except Abort as e:
-            self._end(call, e.code, e.details)
+            self._end(call, e.code, e.details, outbox is not None and outbox.started)
         except Exception as e:
-            self._end(call, UNKNOWN, f"{type(e).__name__}: {e}")
+            self._end(call, UNKNOWN, f"{type(e).__name__}: {e}", outbox is not None and outbox.started)
         else:
-            call.start_server_batch(
-                (
-                    self._send_initial_metadata(None, 0),
-                    self._send_message(reply, 0),
-                    self._send_status(None, self._ok, b"", 0),
-                    self._receive_close(0),
-                ),
-                _ANSWERED,
+            ops = (
+                self._send_message(reply, 0),
+                self._send_status(None, self._ok, b"", 0),
+                self._receive_close(0),
             )
+            if outbox is None or not outbox.started:
+                ops = (self._send_initial_metadata(None, 0), *ops)
+            call.start_server_batch(ops, _ANSWERED)
         self._finish()
+
+    def _ensure_poller(self) -> None:
+        """Makes sure a thread polls, for a method's thread about to wait
+        for an event of its own call."""
+        with self._lock:
+            if self._pollers == 0:
+                self._add_poller()
 
     def _begin(self) -> None:
         """Counts a method's run in, before it starts, and makes sure it
@@ -266,21 +298,81 @@ class CoreServer:
         else:
             threading.Thread(target=self._poll, name="nexus-call", daemon=True).start()
 
-    def _end(self, call: Any, code: int, details: str) -> None:
-        """Ends a call with a status and no reply."""
-        call.start_server_batch(
-            (
-                self._send_initial_metadata(None, 0),
-                self._send_status(None, code, details.encode("utf-8", "replace"), 0),
-                self._receive_close(0),
-            ),
-            _ANSWERED,
+    def _end(self, call: Any, code: int, details: str, started: bool = False) -> None:
+        """Ends a call with a status and no reply; started says whether
+        its initial metadata went already (with a streamed message)."""
+        ops = (
+            self._send_status(None, code, details.encode("utf-8", "replace"), 0),
+            self._receive_close(0),
         )
+        if not started:
+            ops = (self._send_initial_metadata(None, 0), *ops)
+        call.start_server_batch(ops, _ANSWERED)
+
+
+class _Outbox:
+    """The messages a Streaming method sends before its reply. gRPC takes
+    one message at a time: the next waits for the last to have gone (a
+    poller calls sent), and a newer one replaces it while it waits."""
+
+    def __init__(self, server: CoreServer, call: Any) -> None:
+        self._server = server
+        self._call = call
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        # Guarded by _lock:
+        self.started = False  # the initial metadata went, with the first message
+        self._busy = False  # a message is on its way
+        self._waiting: Optional[bytes] = None  # the next message, once it has gone
+        self._closed = False  # the method returned: no more messages
+
+    def send(self, message: bytes) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._busy:
+                self._waiting = message
+                return
+            self._start(message)
+
+    def _start(self, message: bytes) -> None:
+        """Starts sending message. Called with _lock held."""
+        ops: tuple = (self._server._send_message(message, 0),)
+        if not self.started:
+            ops = (self._server._send_initial_metadata(None, 0), *ops)
+            self.started = True
+        self._busy = True
+        self._call.start_server_batch(ops, self)
+
+    def sent(self, ok: bool) -> None:
+        """A message has gone (or the call ended, when not ok): send the
+        one waiting, if any."""
+        with self._lock:
+            message, self._waiting = self._waiting, None
+            if ok and message is not None:
+                self._start(message)
+                return
+            self._busy = False
+            if not ok:
+                self._closed = True
+            self._idle.notify_all()
+
+    def close(self) -> None:
+        """Takes no more messages, and returns once those taken have gone,
+        so that the reply comes after them."""
+        with self._lock:
+            self._closed = True
+            if not self._busy:
+                return
+        self._server._ensure_poller()
+        with self._lock:
+            while self._busy:
+                self._idle.wait()
 
 
 def serve_with_grpc(
     grpc: Any,
-    methods: Mapping[str, Method],
+    methods: Mapping[str, Any],
     address: str,
     options: Options,
     ready: Callable[[], None],
@@ -289,6 +381,14 @@ def serve_with_grpc(
     from concurrent.futures import ThreadPoolExecutor
 
     codes = {code.value[0]: code for code in grpc.StatusCode}
+
+    def streamed(method: Streaming) -> Callable[[bytes, Any], Any]:
+        # This server sends only the reply: the method's earlier messages
+        # (progress reports) are dropped.
+        def call(request: bytes, context: Any) -> Any:
+            yield behavior(lambda r: method.fn(r, lambda _: None))(request, context)
+
+        return call
 
     def behavior(method: Method) -> Callable[[bytes, Any], bytes]:
         def call(request: bytes, context: Any) -> bytes:
@@ -303,9 +403,11 @@ def serve_with_grpc(
     services: dict = {}
     for name, method in methods.items():
         service, _, short = name.lstrip("/").rpartition("/")
-        services.setdefault(service, {})[short] = grpc.unary_unary_rpc_method_handler(
-            behavior(method)
-        )
+        if isinstance(method, Streaming):
+            handler = grpc.unary_stream_rpc_method_handler(streamed(method))
+        else:
+            handler = grpc.unary_unary_rpc_method_handler(behavior(method))
+        services.setdefault(service, {})[short] = handler
     server = grpc.server(
         ThreadPoolExecutor(max_workers=MAX_CALLS + 1, thread_name_prefix="nexus-call"),
         handlers=[grpc.method_handlers_generic_handler(s, h) for s, h in services.items()],

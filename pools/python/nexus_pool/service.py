@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence
 
 import msgpack
 
-from . import convert, server, wire
+from . import convert, progress, server, wire
 
 
 class Entry(NamedTuple):
@@ -35,6 +35,14 @@ class Pool:
 
     def __init__(self, table: Mapping[int, Entry]) -> None:
         self._runs = {fid: _runner(entry) for fid, entry in table.items()}
+
+    def call_with_progress(self, request: bytes, send: Callable[[bytes], None]) -> bytes:
+        """nexus.pool.Pool/CallWithProgress: a CallRequest in; the
+        function's progress reports (nexus.progress) go to send as
+        CallEvents, and the CallReply comes back as the last CallEvent."""
+        with progress.reporting(send):
+            reply = self.call(request)
+        return wire.encode_reply_event(reply)
 
     def call(self, request: bytes) -> bytes:
         """nexus.pool.Pool/Call: a CallRequest in, a CallReply out."""

@@ -8,6 +8,9 @@ plugin.Empty.
 
 from __future__ import annotations
 
+import struct
+from typing import Optional
+
 # Wire types of the protobuf encoding.
 _VARINT = 0
 _FIXED64 = 1
@@ -93,6 +96,23 @@ def encode_call_reply(result: bytes = b"", error: str = "") -> bytes:
         e = error.encode("utf-8", "backslashreplace")
         parts += [b"\x12", _varint(len(e)), e]
     return b"".join(parts)
+
+
+def encode_progress_event(done: float, total: Optional[float], message: str) -> bytes:
+    """nexus.pool.CallEvent{progress: Progress{done, total, message}}."""
+    p = [b"\x09", struct.pack("<d", done)]
+    if total is not None:
+        p += [b"\x11", struct.pack("<d", total)]
+    if message:
+        m = message.encode("utf-8", "backslashreplace")
+        p += [b"\x1a", _varint(len(m)), m]
+    progress = b"".join(p)
+    return b"\x0a" + _varint(len(progress)) + progress
+
+
+def encode_reply_event(reply: bytes) -> bytes:
+    """nexus.pool.CallEvent{reply}, reply an encoded CallReply."""
+    return b"\x12" + _varint(len(reply)) + reply
 
 
 def decode_health_request(data: bytes) -> str:

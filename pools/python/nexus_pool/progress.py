@@ -1,0 +1,66 @@
+"""Progress reports: what a user's function imports as ``nexus``.
+
+The pool registers this module's public part as the module ``nexus``
+(module()), so that a function reports its progress with::
+
+    import nexus
+
+    def crunch(n: int) -> int:
+        for i in range(n):
+            nexus.progress(i + 1, n, "crunching")
+            ...
+
+A report reaches the caller only when the caller asked for progress (an MCP
+client that sent a progressToken) and is made on the thread that runs the
+call; otherwise nexus.progress does nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import types
+from typing import Callable, Optional
+
+from . import wire
+
+_current = threading.local()
+
+
+def progress(done: float, total: Optional[float] = None, message: Optional[str] = None) -> None:
+    """Reports that done of total (None: not known) is done, and what the
+    function is doing (message). Reports should grow: the nexus drops one
+    whose done is not above the last one's. Does nothing outside a call,
+    on another thread than the call's, or when the caller wants no
+    progress."""
+    if isinstance(done, bool) or not isinstance(done, (int, float)):
+        raise TypeError(f"nexus.progress: done must be a number, got {done!r}")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, (int, float))):
+        raise TypeError(f"nexus.progress: total must be a number or None, got {total!r}")
+    if message is not None and not isinstance(message, str):
+        raise TypeError(f"nexus.progress: message must be a str or None, got {message!r}")
+    send: Optional[Callable[[bytes], None]] = getattr(_current, "send", None)
+    if send is None or math.isnan(done) or (total is not None and math.isnan(total)):
+        return
+    send(wire.encode_progress_event(float(done), None if total is None else float(total), message or ""))
+
+
+class reporting:
+    """Makes nexus.progress on this thread send its reports to send, for
+    the length of a with block: one call."""
+
+    def __init__(self, send: Callable[[bytes], None]) -> None:
+        self._send = send
+
+    def __enter__(self) -> None:
+        _current.send = self._send
+
+    def __exit__(self, *_: object) -> None:
+        _current.send = None
+
+
+def module() -> types.ModuleType:
+    """The module ``nexus`` a user's code imports."""
+    m = types.ModuleType("nexus", "What a function running in a nexus pool may call.")
+    m.progress = progress  # type: ignore[attr-defined]
+    return m
