@@ -59,16 +59,9 @@ square :: Int -> Int -> Int
 // killed under the load has calls in flight (8 clients over 3 replicas).
 const callMillis = 40
 
-// currentIsStateless says that the Go SDK's client with default options
-// speaks 2026-07-28 to nexus, statelessly: false while nexus answers
-// server/discover with -32601 and the client falls back to a legacy
-// session. Once nexus serves 2026-07-28, set it true: the test then
-// requires those clients to have no session.
-const currentIsStateless = false
-
 // The kinds of clients of the load.
 const (
-	kindCurrent = "current" // the Go SDK's client with default options
+	kindCurrent = "current" // the Go SDK's client with default options: 2026-07-28, no session
 	kindLegacy  = "legacy"  // the Go SDK's client pinned to 2025-06-18
 	kindJSON    = "json"    // nexus serve's JSON API, stateless by nature
 )
@@ -325,7 +318,7 @@ func (ld *load) check(t *testing.T) {
 			t.Errorf("client %d (%s): %s", c.id, c.kind, f)
 		}
 		lost += c.reinits
-		if currentIsStateless && c.kind == kindCurrent && c.sessionful {
+		if c.kind == kindCurrent && c.sessionful {
 			t.Errorf("client %d (%s): got a session, want 2026-07-28 without one", c.id, c.kind)
 		}
 		if c.reinits > 0 && !c.sessionful {
