@@ -211,6 +211,11 @@ func TestHTTPStateless(t *testing.T) {
 		{"unsupported version", strings.Replace(modern("1", "tools/list", ""), V20260728, "2099-01-01", 1), nil,
 			[]string{HeaderProtocolVersion, "2099-01-01"}, 400,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported protocol version: 2099-01-01","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2099-01-01"}}}`},
+		// The header is checked against the _meta version before the
+		// version is judged (the conformance suite's
+		// sep-2575-http-server-header-mismatch-400).
+		{"unsupported version, other header", strings.Replace(modern("1", "tools/list", ""), V20260728, "v999.0.0", 1), nil, nil, 400,
+			mismatch(`Mcp-Protocol-Version header \"2026-07-28\" does not match the _meta version \"v999.0.0\"`)},
 		{"unknown method", modern("1", "resources/list", ""), nil, nil, 404,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: resources/list"}}`},
 		{"ping", modern("1", "ping", ""), nil, nil, 404,

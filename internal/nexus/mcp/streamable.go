@@ -274,16 +274,22 @@ func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *j
 		refuse(w, m, http.StatusBadRequest, err)
 		return
 	}
+	// The header must equal the _meta version before that version is
+	// judged: a request whose two disagree is refused for that (-32020),
+	// whichever of them nexus speaks. A _meta without a version is
+	// refused by checkStateless (-32602).
+	if e.version != "" {
+		if err := checkVersionHeader(r.Header, e); err != nil {
+			refuse(w, m, http.StatusBadRequest, err)
+			return
+		}
+	}
 	if err := checkStateless(m.Method, e); err != nil {
 		status := http.StatusBadRequest
 		if err.Code == jsonrpc.CodeMethodNotFound {
 			status = http.StatusNotFound
 		}
 		refuse(w, m, status, err)
-		return
-	}
-	if err := checkVersionHeader(r.Header, e); err != nil {
-		refuse(w, m, http.StatusBadRequest, err)
 		return
 	}
 	ss := h.srv.NewSession()
