@@ -186,6 +186,11 @@ func (s *httpSession) post(ctx context.Context, method string, params []byte) ([
 	if err != nil {
 		return nil, nil, err
 	}
+	return reply(resp, method, id)
+}
+
+// reply reads the reply to request id, of method, from resp.
+func reply(resp *http.Response, method string, id int64) ([]byte, http.Header, error) {
 	defer drain(resp)
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
