@@ -115,7 +115,7 @@ func main() {
 	flag.DurationVar(&c.proxyStep, "proxy-step", 1500*time.Millisecond, "proxies part: bound on a row's sequential calls of one tool in one round (twice that for its warm-up); a slower row makes fewer calls")
 	flag.StringVar(&c.replicaPool, "replica-pool", "go", "replicas part: the nexus pool serving the functions, `go`, cpp or python")
 	flag.IntVar(&c.replicaCalls, "replica-calls", 100, "replicas part: calls per client per round of trivial and of shout, with -sessions clients at once")
-	flag.IntVar(&c.replicaBig, "replica-big-calls", 1, "replicas part: calls per client per round of total (the Go SDK answers a few a second)")
+	flag.IntVar(&c.replicaBig, "replica-big-calls", 2, "replicas part: calls per client per round of total (the Go SDK answers a few a second)")
 	flag.IntVar(&c.replicaWarmUp, "replica-warm-up", 500, "replicas part: calls to each row before measuring trivial and shout (-big-warm-up of total)")
 	serve := flag.String("serve-gosdk", "", "internal: serve the Go SDK peer over `stdio`, `http` or http-stateless")
 	serveProxy := flag.String("serve-gosdk-proxy", "", "internal: serve the Go SDK proxy of server-everything over `stdio` or `http`")

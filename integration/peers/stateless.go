@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
-	"sync"
-	"time"
 
 	"github.com/nexus-run/nexus/integration/rpcmsg"
 )
@@ -95,44 +92,11 @@ func (c *httpClient) discover(ctx context.Context) error {
 func driveStateless(ctx context.Context, endpoint string, f *function, workers, calls, offset int) (load, error) {
 	c := newHTTPClient(endpoint, workers)
 	defer c.close()
-	lats := make([][]time.Duration, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range workers {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			mine := make([]time.Duration, 0, calls)
-			for j := 0; j < calls; j++ {
-				n := offset + i*calls + j
-				t0 := time.Now()
-				res, err := c.statelessPost(ctx, int64(j+1), "tools/call", f.name, statelessCallParams(f.name, f.args(n)))
-				mine = append(mine, time.Since(t0))
-				var text string
-				if err == nil {
-					text, err = toolText(res)
-				}
-				if err == nil {
-					err = f.want(n, text)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("client %d: %w", i, err)
-					return
-				}
-			}
-			lats[i] = mine
-		}(i)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := firstError(errs); err != nil {
-		return load{}, err
-	}
-	var all []time.Duration
-	for _, l := range lats {
-		all = append(all, l...)
-	}
-	sort.Slice(all, func(a, b int) bool { return all[a] < all[b] })
-	return load{calls: len(all), elapsed: elapsed, lat: all}, nil
+	return concurrent(f, workers, calls, offset, func(_, j int, args []byte) (string, error) {
+		res, err := c.statelessPost(ctx, int64(j+1), "tools/call", f.name, statelessCallParams(f.name, args))
+		if err != nil {
+			return "", err
+		}
+		return toolText(res)
+	})
 }
