@@ -34,9 +34,11 @@ type Balancer struct {
 }
 
 // serverLine is a server of the backend; bindLine the frontend's address.
+// Their indent is [ \t], not \s, which would match the newline of the
+// line before and eat a blank line too.
 var (
-	serverLine = regexp.MustCompile(`(?m)^\s*server .*\n`)
-	bindLine   = regexp.MustCompile(`(?m)^(\s*bind )\S+`)
+	serverLine = regexp.MustCompile(`(?m)^[ \t]*server .*\n`)
+	bindLine   = regexp.MustCompile(`(?m)^([ \t]*bind )\S+`)
 )
 
 // Config is the configuration tmpl (deploy/haproxy.cfg's text) with its
