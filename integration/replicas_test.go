@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nexus-run/nexus/internal/pooltest"
+	"github.com/nexus-run/nexus/integration/haproxy"
 )
 
 // Three replicas of one program behind HAProxy, configured by
@@ -118,7 +116,7 @@ func testReplicas(t *testing.T, haproxy string, p *program, args []string, tool 
 	defer cancel()
 	ld := &load{}
 	for i, kind := range kinds {
-		c := &loadClient{id: i, kind: kind, base: lb.base, tool: tool, watch: newSessionWatch()}
+		c := &loadClient{id: i, kind: kind, base: lb.Base, tool: tool, watch: newSessionWatch()}
 		ld.clients = append(ld.clients, c)
 	}
 	ld.start(ctx)
@@ -139,7 +137,7 @@ func testReplicas(t *testing.T, haproxy string, p *program, args []string, tool 
 	stopped.checkNoCrash()
 	// And HAProxy took it out for that answer, not for a refused
 	// connection once it had stopped accepting.
-	if log := lb.log.String(); !strings.Contains(log, "Server nexus/r1 is DOWN, reason: Layer7 wrong status, code: 503") {
+	if log := lb.Log.String(); !strings.Contains(log, "Server nexus/r1 is DOWN, reason: Layer7 wrong status, code: 503") {
 		t.Errorf("haproxy did not take the draining replica out for its 503:\n%s", log)
 	}
 
@@ -152,113 +150,29 @@ func testReplicas(t *testing.T, haproxy string, p *program, args []string, tool 
 	ld.waitCalls(t, ld.calls.Load()+60)
 	ld.finish()
 	replicas[2].stop()
-	lb.stop(t)
+	if err := lb.Stop(hangGuard); err != nil {
+		t.Error(err)
+	}
 
 	ld.check(t)
 }
 
-// balancer is a running HAProxy.
-type balancer struct {
-	cmd  *exec.Cmd
-	base string // http://127.0.0.1:PORT
-	log  *pooltest.Buffer
-	done chan struct{}
-}
-
-// serverLine is a server of deploy/haproxy.cfg's backend; bindLine its
-// frontend's address.
-var (
-	serverLine = regexp.MustCompile(`(?m)^\s*server .*\n`)
-	bindLine   = regexp.MustCompile(`(?m)^(\s*bind )\S+`)
-)
-
 // startHAProxy runs HAProxy with deploy/haproxy.cfg, its servers replaced
 // by backends and its frontend bound to a free port of 127.0.0.1, and
-// waits until it answers.
-func startHAProxy(t *testing.T, haproxy string, backends []string) *balancer {
+// waits until it answers; the test's cleanup kills it.
+func startHAProxy(t *testing.T, binary string, backends []string) *haproxy.Balancer {
 	t.Helper()
-	tmpl, err := os.ReadFile(filepath.Join("..", "deploy", "haproxy.cfg"))
+	lb, err := haproxy.Start(context.Background(), binary, filepath.Join("..", "deploy", "haproxy.cfg"), t.TempDir(), backends, hangGuard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(serverLine.FindAll(tmpl, -1)); n == 0 || len(bindLine.FindAll(tmpl, -1)) != 1 {
-		t.Fatalf("deploy/haproxy.cfg: want one bind line and server lines, found %d server lines", n)
-	}
-	var servers strings.Builder
-	for i, b := range backends {
-		fmt.Fprintf(&servers, "    server r%d %s check\n", i+1, b)
-	}
-	port := freePort(t)
-	cfg := serverLine.ReplaceAll(tmpl, nil)
-	cfg = bindLine.ReplaceAll(cfg, []byte("${1}127.0.0.1:"+strconv.Itoa(port)))
-	cfg = append(cfg, servers.String()...)
-	path := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(path, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(haproxy, "-c", "-f", path).CombinedOutput(); err != nil {
-		t.Fatalf("haproxy -c: %v\n%s\nconfiguration:\n%s", err, out, cfg)
-	}
-	lb := &balancer{base: "http://127.0.0.1:" + strconv.Itoa(port), log: &pooltest.Buffer{}, done: make(chan struct{})}
-	// -db: in the foreground, logging to stderr.
-	lb.cmd = exec.Command(haproxy, "-db", "-f", path)
-	lb.cmd.Stdout, lb.cmd.Stderr = lb.log, lb.log
-	if err := lb.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		lb.cmd.Wait()
-		close(lb.done)
-	}()
 	t.Cleanup(func() {
-		lb.cmd.Process.Kill()
-		<-lb.done
+		lb.Kill()
 		if t.Failed() {
-			t.Logf("haproxy's log:\n%s", lb.log)
+			t.Logf("haproxy's log:\n%s", lb.Log)
 		}
 	})
-	deadline := time.Now().Add(hangGuard)
-	for {
-		resp, err := http.Get(lb.base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return lb
-			}
-		}
-		select {
-		case <-lb.done:
-			t.Fatalf("haproxy exited:\n%s", lb.log)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("haproxy did not answer GET /health with 200 within %v (last: %v)\n%s", hangGuard, err, lb.log)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stop ends HAProxy (SIGTERM: at once; the load is over).
-func (lb *balancer) stop(t *testing.T) {
-	t.Helper()
-	lb.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-lb.done:
-	case <-time.After(hangGuard):
-		t.Errorf("haproxy did not stop within %v", hangGuard)
-	}
-}
-
-// freePort is a TCP port of 127.0.0.1 free a moment ago: HAProxy cannot
-// bind port 0 and say which it got.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return lb
 }
 
 // load is the clients calling through the balancer until finish.

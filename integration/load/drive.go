@@ -17,10 +17,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// protocol is the version the client asks for: the one nexus serves. Left
-// to itself the SDK client would try its newer protocol first and, where a
-// server speaks it (the ceiling does), send more per request than to nexus.
+// protocol is the version the session path asks for: the one nexus served
+// before 2026-07-28, with sessions. Left to itself the SDK client would try
+// its newer protocol first.
 const protocol = "2025-06-18"
+
+// statelessProtocol is the version the stateless path asks for: no
+// initialize and no session; every request carries the revision's headers
+// and `_meta`, which the SDK's client sends.
+const statelessProtocol = "2026-07-28"
 
 // driven is what one load against one server did.
 type driven struct {
@@ -36,8 +41,11 @@ type driven struct {
 // sequential tools/call of tool with distinct values, checking every
 // answer, then closes them all (which sends DELETE). The time measured runs
 // from the first call to the last answer; connecting and closing are not in
-// it, but their failures are errors too.
-func drive(ctx context.Context, endpoint, tool string, sessions, calls int) (driven, error) {
+// it, but their failures are errors too. With stateless, the clients speak
+// 2026-07-28 and must get no session: a client that fell back to
+// initialize (a server without the revision) is an error, not a
+// measurement of the session path under another name.
+func drive(ctx context.Context, endpoint, tool string, sessions, calls int, stateless bool) (driven, error) {
 	// One connection pool for all sessions, big enough to keep a
 	// connection per session alive (the default keeps 2 idle).
 	tr := &http.Transport{
@@ -74,9 +82,18 @@ func drive(ctx context.Context, endpoint, tool string, sessions, calls int) (dri
 			client := mcp.NewClient(&mcp.Implementation{Name: "nexus-load", Version: "1"}, nil)
 			// No reconnection attempts: a failure must show as one.
 			transport := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}
-			cs, err := client.Connect(cctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+			version := protocol
+			if stateless {
+				version = statelessProtocol
+			}
+			cs, err := client.Connect(cctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 			if err != nil {
 				fail("session %d: connect: %v", i, err)
+				return
+			}
+			if got := cs.InitializeResult().ProtocolVersion; got != version || (stateless && cs.ID() != "") {
+				fail("session %d: asked for %s, got protocol %s and session id %q", i, version, got, cs.ID())
+				cs.Close()
 				return
 			}
 			css[i] = cs
@@ -117,7 +134,9 @@ func drive(ctx context.Context, endpoint, tool string, sessions, calls int) (dri
 		if cs == nil {
 			continue
 		}
-		ids = append(ids, cs.ID())
+		if id := cs.ID(); id != "" {
+			ids = append(ids, id)
+		}
 		wg.Add(1)
 		go func(i int, cs *mcp.ClientSession) {
 			defer wg.Done()

@@ -2,15 +2,21 @@
 // against `nexus mcp PROG --http-port 0` (or `nexus serve`), calling a
 // trivial Python and a trivial C++ function, beside the same load against
 // an MCP server made in this process with the official Go SDK (the
-// ceiling: the same protocol work with no pool behind it).
+// ceiling: the same protocol work with no pool behind it), and the same
+// load again on nexus's stateless path: clients speaking MCP 2026-07-28,
+// with no initialize and no session.
 //
 //	go run ./integration/load -nexus bin/nexus    # what `make load` runs
 //
-// Each round, 64 sessions at once make 200 tools/call each against each of
-// the three (the flags change the counts), every answer checked. The
+// Each round, 64 clients at once make 200 tools/call each against each of
+// the five targets (the ceiling; nexus's Python and C++ functions in
+// sessions; the same statelessly; the flags change the counts), every
+// answer checked. The
 // rounds alternate the servers so that machine noise hits each alike.
 // It reports calls/s, p50 and p99 per server and function, the share of
 // the ceiling's calls/s (goal: C++ at least half; reported, not enforced),
+// the ratio of stateless to sessions per function (goal: no slower;
+// reported, not enforced),
 // and the nexus server's resources before the load, at its peak, and after
 // the sessions were deleted: RSS of nexus and of each pool, the live Go
 // heap, goroutines (both read from the profiler that NEXUS_DEBUG_ADDR
@@ -90,6 +96,7 @@ func main() {
 type target struct {
 	server, function string
 	endpoint, tool   string
+	stateless        bool     // 2026-07-28 without a session; else the session path
 	ids              []string // every session it had, all deleted by now
 	calls            int
 	errors           int64
@@ -158,17 +165,22 @@ func run(ctx context.Context, c config) ([]string, error) {
 	if c.server == "serve" {
 		prefix = "load__"
 	}
+	// The ceiling and nexus's session path first (printTargets and the
+	// goal rely on the order), then nexus's stateless path on the same
+	// functions.
 	targets := []*target{
 		{server: "Go SDK, in-process (ceiling)", function: "identity in Go", endpoint: ceilingURL, tool: "ident"},
-		{server: "nexus " + c.server, function: "identity in Python", endpoint: srv.endpoint, tool: prefix + "py"},
-		{server: "nexus " + c.server, function: "identity in C++", endpoint: srv.endpoint, tool: prefix + "cpp"},
+		{server: "nexus " + c.server + ", sessions", function: "identity in Python", endpoint: srv.endpoint, tool: prefix + "py"},
+		{server: "nexus " + c.server + ", sessions", function: "identity in C++", endpoint: srv.endpoint, tool: prefix + "cpp"},
+		{server: "nexus " + c.server + ", stateless", function: "identity in Python", endpoint: srv.endpoint, tool: prefix + "py", stateless: true},
+		{server: "nexus " + c.server + ", stateless", function: "identity in C++", endpoint: srv.endpoint, tool: prefix + "cpp", stateless: true},
 	}
 
 	// Warm-up: the first calls pay for lazy set-up everywhere (and the
 	// pools may still be starting). Then the state before the load, with
 	// no session open.
 	for _, t := range targets {
-		if w, err := drive(ctx, t.endpoint, t.tool, 1, 50); err != nil {
+		if w, err := drive(ctx, t.endpoint, t.tool, 1, 50, t.stateless); err != nil {
 			return nil, err
 		} else if w.errors > 0 {
 			return nil, fmt.Errorf("warm-up of %s, %s: %s", t.server, t.function, strings.Join(w.messages, "; "))
@@ -199,7 +211,7 @@ func run(ctx context.Context, c config) ([]string, error) {
 	for r := 0; r < c.rounds; r++ {
 		for i := range targets {
 			t := targets[(r+i)%len(targets)]
-			d, err := drive(ctx, t.endpoint, t.tool, c.sessions, c.calls)
+			d, err := drive(ctx, t.endpoint, t.tool, c.sessions, c.calls, t.stateless)
 			if err != nil {
 				stopSampling()
 				sampler.Wait()
@@ -323,6 +335,26 @@ func printTargets(c config, targets []*target) {
 		verdict = "NOT met"
 	}
 	fmt.Printf("\ngoal: nexus C++ at least %.2f of the ceiling's calls/s: %s (%.2f; Python %.2f)\n", c.goal, verdict, share, targets[1].rate()/ceiling)
+
+	// Each stateless target beside the session target of its function.
+	fmt.Printf("\nstateless (%s, no session) / sessions (%s), calls/s, same functions and concurrency; goal: no slower (reported, not enforced)\n\n", statelessProtocol, protocol)
+	fmt.Printf("| function | sessions calls/s | stateless calls/s | stateless / sessions | verdict |\n| --- | ---: | ---: | ---: | --- |\n")
+	for _, sl := range targets {
+		if !sl.stateless {
+			continue
+		}
+		for _, ss := range targets[1:] {
+			if ss.stateless || ss.function != sl.function {
+				continue
+			}
+			r := sl.rate() / ss.rate()
+			verdict := "met"
+			if r < 1 {
+				verdict = "NOT met"
+			}
+			fmt.Printf("| %s | %.0f | %.0f | %.2f | %s |\n", sl.function, ss.rate(), sl.rate(), r, verdict)
+		}
+	}
 }
 
 // memory is the nexus server's resources before, at the peak of, and after

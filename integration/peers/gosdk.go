@@ -69,25 +69,33 @@ func serveGoSDK(transport string, port int) error {
 
 // serveMCP serves srv over stdio until stdin closes, or over Streamable
 // HTTP on a loopback port (0 picks one) until SIGTERM, printing the address
-// as nexus does.
+// as nexus does: with stateful sessions ("http") or in the SDK's stateless
+// mode ("http-stateless", which serves 2026-07-28 requests with no
+// session: the replicas part runs it behind HAProxy). GET /health answers
+// 200, as nexus's does, for HAProxy's checks.
 func serveMCP(srv *mcp.Server, transport string, port int) error {
+	// Answering in JSON rather than SSE, as nexus does.
+	opts := &mcp.StreamableHTTPOptions{JSONResponse: true}
 	switch transport {
 	case "stdio":
 		return srv.Run(context.Background(), &mcp.StdioTransport{})
 	case "http":
+	case "http-stateless":
+		opts.Stateless = true
 	default:
-		return fmt.Errorf("transport %q: want stdio or http", transport)
+		return fmt.Errorf("transport %q: want stdio, http or http-stateless", transport)
 	}
-	// Stateful sessions (the default) answering in JSON rather than SSE, as
-	// nexus does.
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{JSONResponse: true})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintln(w, `{"status":"ok"}`)
+	})
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "peer: serving MCP at /mcp on http://%s\n", ln.Addr())
 	stop := make(chan os.Signal, 1)

@@ -186,6 +186,11 @@ func (s *httpSession) post(ctx context.Context, method string, params []byte) ([
 	if err != nil {
 		return nil, nil, err
 	}
+	return reply(resp, method, id)
+}
+
+// reply reads the reply to request id, of method, from resp.
+func reply(resp *http.Response, method string, id int64) ([]byte, http.Header, error) {
 	defer drain(resp)
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -277,32 +282,10 @@ func drive(ctx context.Context, endpoint string, f *function, sessions, calls, o
 	if err := firstError(errs); err != nil {
 		return load{}, fmt.Errorf("opening a session: %w", err)
 	}
-	lats := make([][]time.Duration, sessions)
-	start := time.Now()
-	for i, s := range ss {
-		wg.Add(1)
-		go func(i int, s *httpSession) {
-			defer wg.Done()
-			mine := make([]time.Duration, 0, calls)
-			for j := 0; j < calls; j++ {
-				n := offset + i*calls + j
-				t0 := time.Now()
-				text, err := s.call(ctx, f.name, f.args(n))
-				mine = append(mine, time.Since(t0))
-				if err == nil {
-					err = f.want(n, text)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("session %d: %w", i, err)
-					return
-				}
-			}
-			lats[i] = mine
-		}(i, s)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := firstError(errs); err != nil {
+	l, err := concurrent(f, sessions, calls, offset, func(i, _ int, args []byte) (string, error) {
+		return ss[i].call(ctx, f.name, args)
+	})
+	if err != nil {
 		return load{}, err
 	}
 	for i, s := range ss {
@@ -315,6 +298,46 @@ func drive(ctx context.Context, endpoint string, f *function, sessions, calls, o
 	wg.Wait()
 	if err := firstError(errs); err != nil {
 		return load{}, fmt.Errorf("deleting a session: %w", err)
+	}
+	return l, nil
+}
+
+// concurrent has workers clients at once each make calls sequential calls
+// of f (call numbers from offset on, distinct across clients) by call
+// (worker i's j-th call, with the arguments of call number n), checking
+// every answer. The time measured runs from the first call to the last
+// answer. The first error of a client ends its calls; the first error of
+// all is returned.
+func concurrent(f *function, workers, calls, offset int, call func(i, j int, args []byte) (string, error)) (load, error) {
+	lats := make([][]time.Duration, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range workers {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			mine := make([]time.Duration, 0, calls)
+			for j := 0; j < calls; j++ {
+				n := offset + i*calls + j
+				t0 := time.Now()
+				text, err := call(i, j, f.args(n))
+				mine = append(mine, time.Since(t0))
+				if err == nil {
+					err = f.want(n, text)
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("client %d: %w", i, err)
+					return
+				}
+			}
+			lats[i] = mine
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err := firstError(errs); err != nil {
+		return load{}, err
 	}
 	var all []time.Duration
 	for _, l := range lats {

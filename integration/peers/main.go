@@ -38,7 +38,16 @@
 // a minimal Go SDK proxy (this binary re-executed with -serve-gosdk-proxy),
 // each over stdio and over HTTP, and reports the latency each hop adds. A
 // nexus that cannot build that program yet has its rows reported as not
-// built rather than failing the run. -only runs one part.
+// built rather than failing the run.
+//
+// A third part, the replicas (replicas.go, issue 14), measures MCP
+// 2026-07-28 served without sessions: calls/s of nexus (-replica-pool)
+// answering stateless requests against its session path on the same
+// function; of 3 nexus replicas behind HAProxy (deploy/haproxy.cfg, run by
+// integration/haproxy as the replica test runs it) against 1 behind it and
+// against 1 called directly; and of the Go SDK's server in its stateless
+// mode, directly and behind the same HAProxy, 3 replicas and 1. Without
+// HAProxy the part is reported as not run. -only runs one part.
 //
 // The report goes to stdout and to -out (docs/benchmarks.md). The run is
 // bounded by -deadline; traffic goes to loopback only.
@@ -76,6 +85,11 @@ type config struct {
 	proxyHTTPCalls int // calls per HTTP session per round, proxies part
 	proxyWarmUp    int // calls before measuring, per row and tool
 	proxyStep      time.Duration
+
+	replicaPool   string // the nexus pool of the replicas part
+	replicaCalls  int    // calls per client per round of trivial and shout, replicas part
+	replicaBig    int    // calls per client per round of total, replicas part
+	replicaWarmUp int    // calls before measuring, per row and function, replicas part
 }
 
 func main() {
@@ -94,12 +108,16 @@ func main() {
 	flag.IntVar(&c.bigWarmUp, "big-warm-up", 5, "calls to each server before measuring total")
 	flag.IntVar(&c.bigN, "n", 100_000, "length of total's list of reals")
 	flag.StringVar(&c.servers, "servers", "", "comma-separated server keys to run (peers: fastmcp,ts,gosdk,nexus-py,nexus-go,nexus-cpp; proxies: direct,nexus-proxy,gosdk-proxy,fastmcp-proxy); empty for all")
-	flag.StringVar(&c.only, "only", "", "run one part only: `peers` or proxies; empty for both")
+	flag.StringVar(&c.only, "only", "", "run one part only: `peers`, proxies or replicas; empty for all")
 	flag.IntVar(&c.proxyCalls, "proxy-calls", 500, "proxies part: sequential calls per round of each tool, over stdio and over HTTP")
 	flag.IntVar(&c.proxyHTTPCalls, "proxy-http-calls", 30, "proxies part: calls per HTTP session per round, with -sessions sessions at once")
 	flag.IntVar(&c.proxyWarmUp, "proxy-warm-up", 500, "proxies part: calls to each row and tool before measuring")
 	flag.DurationVar(&c.proxyStep, "proxy-step", 1500*time.Millisecond, "proxies part: bound on a row's sequential calls of one tool in one round (twice that for its warm-up); a slower row makes fewer calls")
-	serve := flag.String("serve-gosdk", "", "internal: serve the Go SDK peer over `stdio` or `http`")
+	flag.StringVar(&c.replicaPool, "replica-pool", "go", "replicas part: the nexus pool serving the functions, `go`, cpp or python")
+	flag.IntVar(&c.replicaCalls, "replica-calls", 100, "replicas part: calls per client per round of trivial and of shout, with -sessions clients at once")
+	flag.IntVar(&c.replicaBig, "replica-big-calls", 2, "replicas part: calls per client per round of total (the Go SDK answers a few a second)")
+	flag.IntVar(&c.replicaWarmUp, "replica-warm-up", 500, "replicas part: calls to each row before measuring trivial and shout (-big-warm-up of total)")
+	serve := flag.String("serve-gosdk", "", "internal: serve the Go SDK peer over `stdio`, `http` or http-stateless")
 	serveProxy := flag.String("serve-gosdk-proxy", "", "internal: serve the Go SDK proxy of server-everything over `stdio` or `http`")
 	everything := flag.String("everything", "", "internal: the mcp-server-everything command of -serve-gosdk-proxy")
 	port := flag.Int("port", 0, "internal: the HTTP port of -serve-gosdk http and -serve-gosdk-proxy http")
@@ -120,7 +138,8 @@ func main() {
 	if c.rounds < 1 || c.cold < 1 || c.sessions < 1 || c.stdioCalls < 1 || c.stdioBigCalls < 1 ||
 		c.httpCalls < 1 || c.httpBigCalls < 1 || c.warmUp < 0 || c.bigWarmUp < 0 || c.bigN < 1 ||
 		c.proxyCalls < 1 || c.proxyHTTPCalls < 1 || c.proxyWarmUp < 0 || c.proxyStep <= 0 ||
-		(c.only != "" && c.only != "peers" && c.only != "proxies") || flag.NArg() > 0 {
+		c.replicaCalls < 1 || c.replicaBig < 1 || c.replicaWarmUp < 0 ||
+		(c.only != "" && c.only != "peers" && c.only != "proxies" && c.only != "replicas") || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -152,7 +171,8 @@ func run(ctx context.Context, c config, argv []string) error {
 
 	var b *bench
 	var pb *proxyBench
-	if c.only != "proxies" {
+	var rb *replicaBench
+	if c.only == "" || c.only == "peers" {
 		servers, err := prepare(ctx, c, root, work)
 		if err != nil {
 			return err
@@ -161,7 +181,7 @@ func run(ctx context.Context, c config, argv []string) error {
 			b = &bench{c: c, fns: functions(c.bigN), servers: servers}
 		}
 	}
-	if c.only != "peers" {
+	if c.only == "" || c.only == "proxies" {
 		if pb, err = prepareProxies(ctx, c, root, work); err != nil {
 			return err
 		}
@@ -169,12 +189,20 @@ func run(ctx context.Context, c config, argv []string) error {
 			pb = nil
 		}
 	}
-	if b == nil && pb == nil {
+	if c.only == "" || c.only == "replicas" {
+		if rb, err = prepareReplicas(ctx, c, root, work, b); err != nil {
+			return err
+		}
+	}
+	if b == nil && pb == nil && rb == nil {
 		return fmt.Errorf("-servers %q names no server of the part run", c.servers)
 	}
 	// What the machine and software are, read before measuring: the
 	// sources may change while the run goes on.
 	env := describeEnv(ctx, c, root, b, pb)
+	if rb != nil && rb.haproxy != "" {
+		env.rows = append(env.rows, [2]string{"HAProxy", runenv.FirstLine(ctx, rb.haproxy, "-v") + " (Debian's), configured by deploy/haproxy.cfg"})
+	}
 	logf("set up in %.1f s", time.Since(began).Seconds())
 	var phases []func(context.Context)
 	if b != nil {
@@ -183,6 +211,9 @@ func run(ctx context.Context, c config, argv []string) error {
 	}
 	if pb != nil {
 		phases = append(phases, pb.run)
+	}
+	if rb != nil {
+		phases = append(phases, rb.run)
 	}
 	for _, phase := range phases {
 		start := time.Now()
@@ -193,7 +224,7 @@ func run(ctx context.Context, c config, argv []string) error {
 	env.command = runenv.CommandLine(argv, "./integration/peers", root)
 	env.date = began
 	env.elapsed = time.Since(began)
-	report := report(env, b, pb)
+	report := report(env, b, pb, rb)
 	fmt.Print(report)
 	if c.out != "" {
 		out := c.out
@@ -218,6 +249,11 @@ func run(ctx context.Context, c config, argv []string) error {
 	}
 	if pb != nil {
 		for _, e := range pb.errors() {
+			errs = append(errs, errors.New(e))
+		}
+	}
+	if rb != nil {
+		for _, e := range rb.errors() {
 			errs = append(errs, errors.New(e))
 		}
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // report is the markdown document of the run: what ran where, then each
-// part that ran (b or pb nil: that part did not).
-func report(e env, b *bench, pb *proxyBench) string {
+// part that ran (b, pb or rb nil: that part did not).
+func report(e env, b *bench, pb *proxyBench, rb *replicaBench) string {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
 
@@ -27,6 +27,9 @@ func report(e env, b *bench, pb *proxyBench) string {
 	}
 	if pb != nil {
 		pb.report(&w)
+	}
+	if rb != nil {
+		rb.report(&w)
 	}
 	return w.String()
 }
