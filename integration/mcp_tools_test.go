@@ -211,20 +211,20 @@ var propsTools = []struct{ name, schema string }{
 		"description": "Positionals, named and not.\nSecond line of the description.",
 		"inputSchema": {"type": "object", "properties": {
 			"word": {"type": "string", "description": "The word"},
-			"_2": {"type": "integer"}
+			"_2": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}
 		}, "required": ["word", "_2"], "additionalProperties": false}}`},
 	{"options", `{
 		"name": "options",
 		"description": "Options with defaults.",
 		"inputSchema": {"type": "object", "properties": {
-			"label": {"type": "string", "description": "How to label it (default: \"none\")"},
-			"n": {"type": "integer", "description": "(default: 1)"}
+			"label": {"type": "string", "description": "How to label it (default: \"none\")", "default": "none"},
+			"n": {"type": "integer", "description": "(default: 1)", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 1}
 		}, "required": [], "additionalProperties": false}}`},
 	{"flags", `{
 		"name": "flags",
 		"description": "A flag and its negation.",
 		"inputSchema": {"type": "object", "properties": {
-			"shout": {"type": "boolean", "description": "Shout it (default: false)"}
+			"shout": {"type": "boolean", "description": "Shout it (default: false)", "default": false}
 		}, "required": [], "additionalProperties": false}}`},
 	// The property is the negation: leaving it out means --no-color was
 	// not given, so the property's own default is false (while the
@@ -233,26 +233,26 @@ var propsTools = []struct{ name, schema string }{
 		"name": "negonly",
 		"description": "A flag known only by its negation.",
 		"inputSchema": {"type": "object", "properties": {
-			"no-color": {"type": "boolean", "description": "Use colour (true means --no-color) (default: false)"}
+			"no-color": {"type": "boolean", "description": "Use colour (true means --no-color) (default: false)", "default": false}
 		}, "required": [], "additionalProperties": false}}`},
 	{"unrolled", `{
 		"name": "unrolled",
 		"description": "An unrolled record.",
 		"inputSchema": {"type": "object", "properties": {
-			"tmp_dir": {"type": "string", "description": "Where temporary files go (default: \"/tmp\")"},
-			"threads": {"type": "integer", "description": "How many threads"},
-			"verbose": {"type": "boolean", "description": "Be chatty (default: false)"}
+			"tmp_dir": {"type": "string", "description": "Where temporary files go (default: \"/tmp\")", "default": "/tmp"},
+			"threads": {"type": "integer", "description": "How many threads", "minimum": -9223372036854775808, "maximum": 9223372036854775807},
+			"verbose": {"type": "boolean", "description": "Be chatty (default: false)", "default": false}
 		}, "required": ["threads"], "additionalProperties": false}}`},
 	{"whole", `{
 		"name": "whole",
 		"description": "An unrolled record also given whole.",
 		"inputSchema": {"type": "object", "properties": {
-			"size": {"type": "integer", "description": "Input size (default: 10)"},
+			"size": {"type": "integer", "description": "Input size (default: 10)", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 10},
 			"name": {"type": "string", "description": "A name"},
 			"runconfig": {"type": "object",
 				"description": "Settings given field by field or whole. Fields left out take their own properties' values, else their defaults.",
 				"properties": {
-					"size": {"type": "integer", "description": "Input size (default: 10)"},
+					"size": {"type": "integer", "description": "Input size (default: 10)", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 10},
 					"name": {"type": "string", "description": "A name"}
 				}, "required": [], "additionalProperties": false}
 		}, "required": [], "additionalProperties": false}}`},
@@ -260,22 +260,22 @@ var propsTools = []struct{ name, schema string }{
 		"name": "optional",
 		"description": "Optional arguments.",
 		"inputSchema": {"type": "object", "properties": {
-			"first": {"type": ["integer", "null"]},
+			"first": {"type": ["integer", "null"], "minimum": -9223372036854775808, "maximum": 9223372036854775807},
 			"maybe": {"type": ["string", "null"]}
 		}, "required": [], "additionalProperties": false}}`},
 	{"shapes", `{
 		"name": "shapes",
 		"description": "Maps, tuples and lists.",
 		"inputSchema": {"type": "object", "properties": {
-			"counts": {"type": "object", "additionalProperties": {"type": "integer"}},
-			"pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
+			"counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}},
+			"pair": {"type": "array", "prefixItems": [{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}, {"type": "string"}], "minItems": 2, "maxItems": 2},
 			"reals": {"type": "array", "items": {"type": "number"}}
 		}, "required": ["counts", "pair", "reals"], "additionalProperties": false}}`},
 	{"actions", `{
 		"name": "actions",
 		"description": "Output actions.",
 		"inputSchema": {"type": "object", "properties": {
-			"_1": {"type": "array", "items": {"type": "integer"}},
+			"_1": {"type": "array", "items": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}},
 			"_render": {"type": "string",
 				"description": "How to present the result: raw, or through one of the command's output actions.",
 				"enum": ["raw", "lines", "table"], "default": "raw"}
@@ -284,19 +284,19 @@ var propsTools = []struct{ name, schema string }{
 		"name": "point",
 		"description": "Returns a record.",
 		"inputSchema": {"type": "object", "properties": {
-			"x": {"type": "integer"},
-			"y": {"type": "integer"}
+			"x": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807},
+			"y": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}
 		}, "required": ["x", "y"], "additionalProperties": false},
 		"outputSchema": {"type": "object", "description": "A point on a plane.", "properties": {
-			"x": {"type": "integer", "description": "Across"},
-			"y": {"type": "integer", "description": "Up"},
+			"x": {"type": "integer", "description": "Across", "minimum": -9223372036854775808, "maximum": 9223372036854775807},
+			"y": {"type": "integer", "description": "Up", "minimum": -9223372036854775808, "maximum": 9223372036854775807},
 			"label": {"type": ["string", "null"]}
 		}, "required": ["x", "y"], "additionalProperties": false}}`},
 	{"thrown", `{
 		"name": "thrown",
 		"description": "Always fails.",
 		"inputSchema": {"type": "object", "properties": {
-			"_1": {"type": "integer"}
+			"_1": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}
 		}, "required": ["_1"], "additionalProperties": false}}`},
 }
 
