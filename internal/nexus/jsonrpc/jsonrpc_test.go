@@ -88,7 +88,7 @@ func TestReplies(t *testing.T) {
 // and that it survives anything else.
 func FuzzMembers(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, ` { "a" : [1, {"b": "}"}] , "c\"d" : "x\\"y" , "e":null,"f":true,"g":-1.5e3 } `, `{"a":{"a":{"a":[]}}}`, `[1]`, `"s"`,
-		`{"arguments":{"xs":[1, 2.5,-3e2 ]},"b":[[1,2],[3],[]]}`, `{"a":[[[1,[2]],[3]]],"b":[1,[2,"]"]]}`, `{"a":{"b":[[ ],[1]]}}`} {
+		`{"arguments":{"xs":[1, 2.5,-3e2 ]},"b":[[1,2],[3],[]]}`, `{"a":[[[1,[2]],[3]]],"b":[1,[2,"]"]]}`, `{"a":{"b":[[ ],[1]]}}`, `{"a":1,"a":2,"\u0061b":3}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -119,6 +119,14 @@ func FuzzMembers(f *testing.F) {
 			if string(last[k]) != string(v) {
 				t.Fatalf("%q: key %q: %s, want %s", data, k, last[k], v)
 			}
+			// Lookup finds what encoding/json reads for that key: the
+			// last member of that name, its key decoded.
+			if got := Lookup(data, k); string(got) != string(v) {
+				t.Fatalf("%q: Lookup(%q) = %s, want %s", data, k, got, v)
+			}
+		}
+		if _, ok := want["absent"]; !ok && Lookup(data, "absent") != nil {
+			t.Fatalf("%q: Lookup found a member absent", data)
 		}
 	})
 }

@@ -27,40 +27,86 @@ var errNotObject = errors.New("not a JSON object")
 // not JSON, Members fails or returns members that mean nothing, but never
 // panics nor hangs (FuzzMembers, FuzzDecodeUnchecked).
 func Members(obj []byte) ([]Member, error) {
+	var out []Member
+	err := eachMember(obj, func(rawKey, value []byte) (bool, error) {
+		key, err := unquote(rawKey)
+		if err != nil {
+			return false, err
+		}
+		out = append(out, Member{Key: key, Value: value})
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Lookup returns the value of obj's member named key (its last, should
+// there be several, as encoding/json reads it), or nil when obj has none
+// or is not an object. It is
+// Members for one key, without allocating: the envelope of every request
+// of the stateless revision is read this way.
+func Lookup(obj []byte, key string) json.RawMessage {
+	var found []byte
+	_ = eachMember(obj, func(rawKey, value []byte) (bool, error) {
+		if keyIs(rawKey, key) {
+			found = value
+		}
+		return true, nil
+	})
+	return found
+}
+
+// keyIs reports whether rawKey, a JSON string, decodes to key.
+func keyIs(rawKey []byte, key string) bool {
+	if len(rawKey) < 2 {
+		return false
+	}
+	inner := rawKey[1 : len(rawKey)-1]
+	for _, c := range inner {
+		if c == '\\' || c >= utf8.RuneSelf {
+			k, err := unquote(rawKey)
+			return err == nil && k == key
+		}
+	}
+	return string(inner) == key
+}
+
+// eachMember calls f with the raw key and the value of each member of obj,
+// a JSON object, in order, until f returns false or an error.
+func eachMember(obj []byte, f func(rawKey, value []byte) (bool, error)) error {
 	s := scanner{data: obj}
 	s.space()
 	if !s.is('{') {
-		return nil, errNotObject
+		return errNotObject
 	}
 	s.pos++
-	var out []Member
-	for {
+	for n := 0; ; n++ {
 		s.space()
 		if s.is('}') {
-			return out, nil
+			return nil
 		}
-		if len(out) > 0 {
+		if n > 0 {
 			if !s.is(',') {
-				return nil, errNotObject
+				return errNotObject
 			}
 			s.pos++
 			s.space()
 		}
 		if !s.is('"') {
-			return nil, errNotObject
+			return errNotObject
 		}
 		rawKey := s.value()
-		key, err := unquote(rawKey)
-		if err != nil {
-			return nil, err
-		}
 		s.space()
 		if !s.is(':') {
-			return nil, errNotObject
+			return errNotObject
 		}
 		s.pos++
 		s.space()
-		out = append(out, Member{Key: key, Value: s.value()})
+		if more, err := f(rawKey, s.value()); !more || err != nil {
+			return err
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/nexus/progress"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 )
@@ -46,15 +47,13 @@ func progressToken(meta json.RawMessage) json.RawMessage {
 	if len(meta) == 0 {
 		return nil
 	}
-	var m struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-	}
-	if json.Unmarshal(meta, &m) != nil || len(m.ProgressToken) == 0 {
+	token := jsonrpc.Lookup(meta, "progressToken")
+	if len(token) == 0 {
 		return nil
 	}
-	switch c := m.ProgressToken[0]; {
+	switch c := token[0]; {
 	case c == '"', c == '-', c >= '0' && c <= '9':
-		return m.ProgressToken
+		return token
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -87,31 +86,19 @@ func (e envelope) isStateless() bool { return e.version != "" && !isLegacy(e.ver
 // readEnvelope reads the envelope of params.
 func readEnvelope(params json.RawMessage) envelope {
 	var e envelope
-	if !bytes.Contains(params, []byte(`"_meta"`)) {
-		return e // a legacy request: no need to split its arguments
+	meta := jsonrpc.Lookup(params, "_meta")
+	if meta == nil {
+		return e // a legacy request: no need to read further
 	}
-	members, err := jsonrpc.Members(params)
-	if err != nil {
-		return e
+	if v := jsonrpc.Lookup(meta, metaProtocolVersion); string(v) == `"`+V20260728+`"` {
+		e.version = V20260728 // the common case, without decoding
+	} else if v != nil {
+		_ = json.Unmarshal(v, &e.version)
 	}
-	for _, m := range members {
-		switch m.Key {
-		case "_meta":
-			meta, err := jsonrpc.Members(m.Value)
-			if err != nil {
-				continue
-			}
-			for _, k := range meta {
-				switch k.Key {
-				case metaProtocolVersion:
-					_ = json.Unmarshal(k.Value, &e.version)
-				case metaClientCapabilities:
-					e.caps = len(k.Value) > 0 && k.Value[0] == '{'
-				}
-			}
-		case "name":
-			_ = json.Unmarshal(m.Value, &e.name)
-		}
+	caps := jsonrpc.Lookup(meta, metaClientCapabilities)
+	e.caps = len(caps) > 0 && caps[0] == '{'
+	if name := jsonrpc.Lookup(params, "name"); name != nil {
+		_ = json.Unmarshal(name, &e.name)
 	}
 	return e
 }
