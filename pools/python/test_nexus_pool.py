@@ -81,6 +81,21 @@ class Progress(unittest.TestCase):
             with self.subTest(args), self.assertRaises(TypeError) as caught:
                 progress.progress(*args)
             self.assertIn("nexus.progress: ", str(caught.exception))
+        # An int too large for a float is named as the function's own
+        # error, in a call (outside one nothing is converted).
+        with progress.reporting(lambda _: None):
+            with self.assertRaises(ValueError) as caught:
+                progress.progress(10**400)
+        self.assertIn("nexus.progress: ", str(caught.exception))
+
+    def test_total_not_known(self) -> None:
+        # A total that is NaN, infinite or not above 0 is sent as it is, the
+        # report kept: the nexus leaves such a total out, for every language.
+        sent: list = []
+        with progress.reporting(sent.append):
+            progress.progress(1, float("nan"))
+            progress.progress(2, -5)
+        self.assertEqual(len(sent), 2)
 
 
 @dataclasses.dataclass

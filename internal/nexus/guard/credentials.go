@@ -227,16 +227,31 @@ func (s *CredentialStore) authenticate(r *http.Request) *Credential {
 	return s.cur.Load().find(secret)
 }
 
-// presented is the secret r presents: Authorization: Bearer, else
-// X-API-Key.
+// presented is the secret r presents, as Authorization: Bearer or as
+// X-API-Key. A request presenting two different secrets (two headers, or
+// one header twice) presents none: which one it meant is not for the
+// server to guess, and a proxy might have checked the other.
 func presented(r *http.Request) (string, bool) {
-	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		return strings.TrimSpace(token), true
+	var secret string
+	for _, v := range r.Header.Values("Authorization") {
+		if scheme, token, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") {
+			if t := strings.TrimSpace(token); t != secret {
+				if secret != "" {
+					return "", false
+				}
+				secret = t
+			}
+		}
 	}
-	if key := strings.TrimSpace(r.Header.Get("X-API-Key")); key != "" {
-		return key, true
+	for _, v := range r.Header.Values("X-API-Key") {
+		if key := strings.TrimSpace(v); key != "" && key != secret {
+			if secret != "" {
+				return "", false
+			}
+			secret = key
+		}
 	}
-	return "", false
+	return secret, secret != ""
 }
 
 // credentialKey is the context key of the Credential of a request.

@@ -93,26 +93,34 @@ func TestWrapWithCredentials(t *testing.T) {
 	h := p.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = CredentialOf(r.Context()).String() + "|" + Client(r)
 	}))
-	do := func(header, value string) int {
+	// do sends the headers, name and value pairs (Add: a name may come
+	// twice).
+	do := func(headers ...string) int {
 		seen = ""
 		req := httptest.NewRequest("GET", "http://127.0.0.1:8080/mcp", nil)
-		if header != "" {
-			req.Header.Set(header, value)
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Add(headers[i], headers[i+1])
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		return rec.Code
 	}
 	for _, tc := range []struct {
-		name, header, value string
-		want                int
+		name    string
+		headers []string
+		want    int
 	}{
-		{"bearer", "Authorization", "Bearer " + viewerSecret, 200},
-		{"api key", "X-API-Key", viewerSecret, 200},
-		{"wrong", "Authorization", "Bearer " + adderSecret, 401},
-		{"missing", "", "", 401},
+		{"bearer", []string{"Authorization", "Bearer " + viewerSecret}, 200},
+		{"api key", []string{"X-API-Key", viewerSecret}, 200},
+		{"both, the same", []string{"Authorization", "Bearer " + viewerSecret, "X-API-Key", viewerSecret}, 200},
+		{"wrong", []string{"Authorization", "Bearer " + adderSecret}, 401},
+		{"missing", nil, 401},
+		// Two different secrets are none: the server does not guess.
+		{"both, different", []string{"Authorization", "Bearer " + viewerSecret, "X-API-Key", adderSecret}, 401},
+		{"bearer twice, different", []string{"Authorization", "Bearer " + viewerSecret, "Authorization", "Bearer " + adderSecret}, 401},
+		{"api key twice, different", []string{"X-API-Key", viewerSecret, "X-API-Key", adderSecret}, 401},
 	} {
-		if got := do(tc.header, tc.value); got != tc.want {
+		if got := do(tc.headers...); got != tc.want {
 			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
 		}
 		if tc.want == 200 && seen != "viewer|credential viewer" {

@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 )
@@ -15,41 +18,80 @@ import (
 // says (CodeHeaderMismatch, 400).
 
 // checkHeaders checks the Mcp-Method and, for tools/call, Mcp-Name
-// headers of a stateless request for method with envelope e.
+// headers of a stateless request for method with envelope e. Each must be
+// given once: a proxy reading one copy and nexus another would route or
+// allow one thing and run another.
 func checkHeaders(h http.Header, method string, e envelope) *jsonrpc.Error {
-	switch got := h.Get(HeaderMethod); {
+	got, err := single(h, HeaderMethod)
+	switch {
+	case err != nil:
+		return err
 	case got == "":
 		return headerError("missing %s header: a %s request names its method in it", HeaderMethod, V20260728)
 	case got != method:
-		return headerError("%s header %q does not match the body's method %q", HeaderMethod, got, method)
+		return headerError("%s header %s does not match the body's method %q", HeaderMethod, quoteShort(got), method)
 	}
 	if method != methodToolsCall {
 		return nil
 	}
-	raw := h.Get(HeaderName)
-	if raw == "" {
+	raw, err := single(h, HeaderName)
+	switch {
+	case err != nil:
+		return err
+	case raw == "":
 		return headerError("missing %s header: a %s tools/call names its tool in it", HeaderName, V20260728)
+	case e.name == "":
+		return invalidParams("invalid tools/call params: \"name\" must be the name of a tool, a string")
 	}
-	got, ok := decodeHeaderValue(raw)
+	name, ok := decodeHeaderValue(raw)
 	if !ok {
-		return headerError("invalid %s header %q: not valid =?base64?...?= form", HeaderName, raw)
+		return headerError("invalid %s header %s: not valid =?base64?...?= form", HeaderName, quoteShort(raw))
 	}
-	if got != e.name {
-		return headerError("%s header %q does not match the body's tool name %q", HeaderName, got, e.name)
+	if name != e.name {
+		return headerError("%s header %s does not match the body's tool name %q", HeaderName, quoteShort(name), e.name)
 	}
 	return nil
 }
 
 // checkVersionHeader checks the MCP-Protocol-Version header of a
-// stateless request with envelope e, whose version is known good.
+// stateless request with envelope e, whose _meta names a version.
 func checkVersionHeader(h http.Header, e envelope) *jsonrpc.Error {
-	switch got := h.Get(HeaderProtocolVersion); {
+	switch got, err := single(h, HeaderProtocolVersion); {
+	case err != nil:
+		return err
 	case got == "":
 		return headerError("missing %s header: a %s request repeats its _meta version in it", HeaderProtocolVersion, V20260728)
 	case got != e.version:
-		return headerError("%s header %q does not match the _meta version %q", HeaderProtocolVersion, got, e.version)
+		return headerError("%s header %s does not match the _meta version %s", HeaderProtocolVersion, quoteShort(got), quoteShort(e.version))
 	}
 	return nil
+}
+
+// single returns the value of header name, or an error when the request
+// gives it more than once.
+func single(h http.Header, name string) (string, *jsonrpc.Error) {
+	switch vs := h.Values(name); len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+		return vs[0], nil
+	default:
+		return "", headerError("%s header given %d times: a request names it once", name, len(vs))
+	}
+}
+
+// quoteShort quotes s for an error message, cut to 100 bytes: a header
+// may be as long as the server lets it be, and the message repeats it.
+func quoteShort(s string) string {
+	const most = 100
+	if len(s) <= most {
+		return strconv.Quote(s)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf(" (%d bytes in all)", len(s))
 }
 
 // decodeHeaderValue decodes a header value that is plain ASCII as it is,

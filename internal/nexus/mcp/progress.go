@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/nexus/progress"
@@ -141,18 +142,38 @@ func (s *progressSink) encode(r progress.Report) []byte {
 	b = append(b, s.token...)
 	b = append(b, `,"progress":`...)
 	b = strconv.AppendFloat(b, r.Done, 'g', -1, 64)
-	if r.HasTotal && finite(r.Total) {
+	// The one rule for the three languages: a total that is not finite
+	// or not above 0 means none is known.
+	if r.HasTotal && finite(r.Total) && r.Total > 0 {
 		b = append(b, `,"total":`...)
 		b = strconv.AppendFloat(b, r.Total, 'g', -1, 64)
 	}
 	if s.messages && r.Message != "" {
 		b = append(b, `,"message":`...)
-		b = tool.AppendString(b, r.Message)
+		b = tool.AppendString(b, shortMessage(r.Message))
 	}
 	return append(b, "}}"...)
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// maxProgressMessage bounds a progress message, in bytes: a line of
+// status for a person, which a function reporting in a loop could
+// otherwise make as large as it likes, many times a second.
+const maxProgressMessage = 1024
+
+// shortMessage is m cut to maxProgressMessage bytes, at a character
+// boundary, with "…" added when it was cut.
+func shortMessage(m string) string {
+	if len(m) <= maxProgressMessage {
+		return m
+	}
+	cut := maxProgressMessage
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "…"
+}
 
 // eventStream is the response to one POST of Streamable HTTP once the
 // call it carries sends a notification: text/event-stream, the

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -122,6 +123,41 @@ func TestProgressMessageByVersion(t *testing.T) {
 		}
 		if _, has := got[0]["total"]; has {
 			t.Errorf("%s: %v has a total, the report had none", tc.version, got[0])
+		}
+	}
+}
+
+// TestProgressTotalAndMessage: one rule for what every language reports:
+// a total that is not finite or not above 0 is left out (the report is
+// kept), and a message is cut to maxProgressMessage bytes.
+func TestProgressTotalAndMessage(t *testing.T) {
+	long := strings.Repeat("é", maxProgressMessage) // two bytes each
+	for _, tc := range []struct {
+		name   string
+		report progress.Report
+		total  any // nil: none
+		msg    string
+	}{
+		{"a total", progress.Report{Done: 1, Total: 4, HasTotal: true}, 4.0, ""},
+		{"NaN total", progress.Report{Done: 1, Total: math.NaN(), HasTotal: true}, nil, ""},
+		{"infinite total", progress.Report{Done: 1, Total: math.Inf(1), HasTotal: true}, nil, ""},
+		{"negative total", progress.Report{Done: 1, Total: -5, HasTotal: true}, nil, ""},
+		{"zero total", progress.Report{Done: 1, Total: 0, HasTotal: true}, nil, ""},
+		{"long message", progress.Report{Done: 1, Message: long}, nil, long[:maxProgressMessage] + "…"},
+	} {
+		var n notes
+		ctx, end := startProgress(withNotifier(context.Background(), n.notify), json.RawMessage(`5`), V20251125)
+		progress.From(ctx)(tc.report)
+		end()
+		got := n.all()
+		if len(got) != 1 {
+			t.Fatalf("%s: %d notifications, want 1", tc.name, len(got))
+		}
+		if total := got[0]["total"]; total != tc.total {
+			t.Errorf("%s: total %v, want %v", tc.name, total, tc.total)
+		}
+		if msg, _ := got[0]["message"].(string); msg != tc.msg {
+			t.Errorf("%s: message of %d bytes, want %d", tc.name, len(msg), len(tc.msg))
 		}
 	}
 }

@@ -72,8 +72,9 @@ func stateless(v string) bool { return v >= V20260728 }
 type envelope struct {
 	// version is _meta's protocolVersion, "" when absent or not a string.
 	version string
-	// caps says _meta has clientCapabilities, an object.
-	caps bool
+	// caps says _meta has clientCapabilities, an object; capsGiven that
+	// it has them, whatever they are.
+	caps, capsGiven bool
 	// name is the params' name (tools/call), "" when absent.
 	name string
 }
@@ -96,6 +97,7 @@ func readEnvelope(params json.RawMessage) envelope {
 		_ = json.Unmarshal(v, &e.version)
 	}
 	caps := jsonrpc.Lookup(meta, metaClientCapabilities)
+	e.capsGiven = caps != nil
 	e.caps = len(caps) > 0 && caps[0] == '{'
 	if name := jsonrpc.Lookup(params, "name"); name != nil {
 		_ = json.Unmarshal(name, &e.name)
@@ -118,8 +120,10 @@ func checkStateless(method string, e envelope) *jsonrpc.Error {
 	switch {
 	case e.version == "":
 		return invalidParams("missing _meta %q: every 2026-07-28 request names its protocol version", metaProtocolVersion)
-	case !e.caps:
+	case !e.capsGiven:
 		return invalidParams("missing _meta %q: every 2026-07-28 request carries the client's capabilities ({} for none)", metaClientCapabilities)
+	case !e.caps:
+		return invalidParams("_meta %q must be an object ({} for none)", metaClientCapabilities)
 	case e.version != V20260728:
 		return &jsonrpc.Error{Code: CodeUnsupportedVersion,
 			Message: "unsupported protocol version: " + e.version,

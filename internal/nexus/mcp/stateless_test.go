@@ -162,13 +162,19 @@ func statelessPost(c *httpClient, ctx context.Context, line string, drop []strin
 	for _, d := range drop {
 		delete(h, d)
 	}
+	var added []string // "+X" values come after X's own
 	for i := 0; i+1 < len(set); i += 2 {
-		h[set[i]] = set[i+1]
+		if strings.HasPrefix(set[i], "+") {
+			added = append(added, set[i], set[i+1])
+		} else {
+			h[set[i]] = set[i+1]
+		}
 	}
 	var headers []string
 	for k, v := range h {
 		headers = append(headers, k, v)
 	}
+	headers = append(headers, added...)
 	return c.post(ctx, "", line, headers...)
 }
 
@@ -196,6 +202,26 @@ func TestHTTPStateless(t *testing.T) {
 			mismatch("missing Mcp-Method header: a 2026-07-28 request names its method in it")},
 		{"other Mcp-Method", add, nil, []string{HeaderMethod, "tools/list"}, 400,
 			mismatch(`Mcp-Method header \"tools/list\" does not match the body's method \"tools/call\"`)},
+		// Each header once (a proxy reading one copy and nexus another
+		// would allow one thing and run another), in either order.
+		{"Mcp-Name twice", add, nil, []string{"+" + HeaderName, "boom"}, 400,
+			mismatch("Mcp-Name header given 2 times: a request names it once")},
+		{"Mcp-Method twice", add, nil, []string{"+" + HeaderMethod, "tools/list"}, 400,
+			mismatch("Mcp-Method header given 2 times: a request names it once")},
+		{"MCP-Protocol-Version twice", add, nil, []string{"+" + HeaderProtocolVersion, "2025-06-18"}, 400,
+			mismatch("Mcp-Protocol-Version header given 2 times: a request names it once")},
+		// A tools/call whose body names no tool, or one without _meta,
+		// is told so, not that its Mcp-Name differs from "".
+		{"name not a string", strings.Replace(add, `"name":"add"`, `"name":5`, 1), nil, []string{HeaderName, "add"}, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid tools/call params: \"name\" must be the name of a tool, a string"}}`},
+		{"no _meta, call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"_1":1,"_2":2}}}`, nil, nil, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"missing _meta \"io.modelcontextprotocol/protocolVersion\": every 2026-07-28 request names its protocol version"}}`},
+		{"capabilities not an object", strings.Replace(add, `"io.modelcontextprotocol/clientCapabilities":{}`, `"io.modelcontextprotocol/clientCapabilities":[]`, 1), nil, nil, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"_meta \"io.modelcontextprotocol/clientCapabilities\" must be an object ({} for none)"}}`},
+		{"long Mcp-Name cut in the message", add, nil, []string{HeaderName, strings.Repeat("n", 5000)}, 400,
+			mismatch(`Mcp-Name header \"` + strings.Repeat("n", 100) + `\" (5000 bytes in all) does not match the body's tool name \"add\"`)},
+		{"notification by its _meta alone", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,` + meta + `}}`,
+			[]string{HeaderProtocolVersion, HeaderMethod}, nil, 202, ""},
 		{"no Mcp-Name", add, []string{HeaderName}, nil, 400,
 			mismatch("missing Mcp-Name header: a 2026-07-28 tools/call names its tool in it")},
 		{"other Mcp-Name", add, nil, []string{HeaderName, "boom"}, 400,

@@ -188,10 +188,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.Fail(id, rpcErr))
 		return
 	}
-	var e envelope
-	if m.IsRequest() {
-		e = readEnvelope(m.PeekParams())
-	}
+	// A notification's _meta makes it stateless too (it is answered 202).
+	e := readEnvelope(m.PeekParams())
 	sid := r.Header.Get(HeaderSessionID)
 	hv := r.Header.Get(HeaderProtocolVersion)
 	// The era: 2026-07-28 by the body or the header; by a version header
@@ -270,6 +268,14 @@ func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *j
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// A _meta without a version is refused first (-32602, or 404 for a
+	// method the revision has not): the headers have nothing to be
+	// compared with.
+	if e.version == "" {
+		err := checkStateless(m.Method, e)
+		refuse(w, m, statelessStatus(err), err)
+		return
+	}
 	if err := checkHeaders(r.Header, m.Method, e); err != nil {
 		refuse(w, m, http.StatusBadRequest, err)
 		return
@@ -278,18 +284,12 @@ func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *j
 	// judged: a request whose two disagree is refused for that (-32020),
 	// whichever of them nexus speaks. A _meta without a version is
 	// refused by checkStateless (-32602).
-	if e.version != "" {
-		if err := checkVersionHeader(r.Header, e); err != nil {
-			refuse(w, m, http.StatusBadRequest, err)
-			return
-		}
+	if err := checkVersionHeader(r.Header, e); err != nil {
+		refuse(w, m, http.StatusBadRequest, err)
+		return
 	}
 	if err := checkStateless(m.Method, e); err != nil {
-		status := http.StatusBadRequest
-		if err.Code == jsonrpc.CodeMethodNotFound {
-			status = http.StatusNotFound
-		}
-		refuse(w, m, status, err)
+		refuse(w, m, statelessStatus(err), err)
 		return
 	}
 	ss := h.srv.NewSession()
@@ -299,6 +299,15 @@ func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *j
 	if ok {
 		writeReply(w, r, m, reply, events)
 	}
+}
+
+// statelessStatus is the HTTP status of err, a stateless request's
+// refusal by checkStateless: 404 for a method it does not have, else 400.
+func statelessStatus(err *jsonrpc.Error) int {
+	if err.Code == jsonrpc.CodeMethodNotFound {
+		return http.StatusNotFound
+	}
+	return http.StatusBadRequest
 }
 
 // await runs serve, which hands the reply to a request to send, and

@@ -34,7 +34,8 @@ func serveHTTP(t *testing.T, opts Options, hopts HTTPOptions) (*httpClient, *HTT
 	return &httpClient{t: t, url: ts.URL}, h, pools
 }
 
-// post sends body in session sid ("" for none) and returns the status,
+// post sends body in session sid ("" for none), with headers (name and
+// value pairs; a name "+X" adds a value to X), and returns the status,
 // the reply body and the headers.
 func (c *httpClient) post(ctx context.Context, sid, body string, headers ...string) (int, string, http.Header) {
 	c.t.Helper()
@@ -51,7 +52,11 @@ func (c *httpClient) post(ctx context.Context, sid, body string, headers ...stri
 		req.Header.Set("Authorization", c.auth)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+		if name, ok := strings.CutPrefix(headers[i], "+"); ok {
+			req.Header.Add(name, headers[i+1]) // a second value of it
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

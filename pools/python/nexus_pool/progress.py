@@ -40,9 +40,18 @@ def progress(done: float, total: Optional[float] = None, message: Optional[str] 
     if message is not None and not isinstance(message, str):
         raise TypeError(f"nexus.progress: message must be a str or None, got {message!r}")
     send: Optional[Callable[[bytes], None]] = getattr(_current, "send", None)
-    if send is None or math.isnan(done) or (total is not None and math.isnan(total)):
+    if send is None:
         return
-    send(wire.encode_progress_event(float(done), None if total is None else float(total), message or ""))
+    try:
+        done_f = float(done)
+        total_f = None if total is None else float(total)
+    except OverflowError:
+        raise ValueError(f"nexus.progress: {done if total is None or abs(done) > abs(total) else total} is too large for a float") from None
+    if math.isnan(done_f):
+        return
+    # A total that is not finite or not above 0 is sent as it is: the
+    # nexus leaves it out (one rule for the three languages).
+    send(wire.encode_progress_event(done_f, total_f, message or ""))
 
 
 class reporting:
