@@ -266,7 +266,6 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	fmt.Fprintf(os.Stderr, "nexus: serving %s on http://%s\n", what, net.JoinHostPort(c.String("http-host"), port))
 	grace := c.Duration("shutdown-grace")
-	sayStopping(ctx, grace)
 	acc.reloadOnHangup(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -274,6 +273,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 	case err = <-served:
 	case <-ctx.Done():
 		if err = drain(hh, c.Duration("drain"), served); err == nil {
+			sayFinishing(ctx, grace) // after the drain's own line, when the grace begins
 			err = drainHTTP(srv, grace, cancelRequests)
 		}
 	}

@@ -110,11 +110,15 @@ var errSignal = errors.New("stopped by a signal")
 // sayStopping tells the user on stderr what the first signal does, once
 // it came: ctx is onSignals's.
 func sayStopping(ctx context.Context, grace time.Duration) {
-	context.AfterFunc(ctx, func() {
-		if context.Cause(ctx) == errSignal {
-			fmt.Fprintf(os.Stderr, "nexus: stopping: finishing the calls in flight (up to %v; a second signal stops at once)\n", grace)
-		}
-	})
+	context.AfterFunc(ctx, func() { sayFinishing(ctx, grace) })
+}
+
+// sayFinishing says, when a signal ended ctx (onSignals's), that the
+// calls in flight now get grace to finish.
+func sayFinishing(ctx context.Context, grace time.Duration) {
+	if context.Cause(ctx) == errSignal {
+		fmt.Fprintf(os.Stderr, "nexus: stopping: finishing the calls in flight (up to %v; a second signal stops at once)\n", grace)
+	}
 }
 
 // signalExit is the exit status of a process ended by sig.
