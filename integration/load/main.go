@@ -104,6 +104,9 @@ type target struct {
 	elapsed          time.Duration
 	rates            []float64 // calls/s of each round
 	lat              []time.Duration
+	// The CPU time used during its rounds: by this process (the clients,
+	// and the ceiling's server for the ceiling), by nexus, by its pools.
+	cpuSelf, cpuNexus, cpuPools time.Duration
 }
 
 func (t *target) add(d driven) {
@@ -119,6 +122,17 @@ func (t *target) add(d driven) {
 }
 
 func (t *target) rate() float64 { return float64(t.calls) / t.elapsed.Seconds() }
+
+func (t *target) addCPU(before, after cpuTimes) {
+	t.cpuSelf += after.self - before.self
+	t.cpuNexus += after.nexus - before.nexus
+	t.cpuPools += after.pools - before.pools
+}
+
+// perCall is d over the target's calls, in µs.
+func (t *target) perCall(d time.Duration) float64 {
+	return float64(d.Microseconds()) / float64(max(t.calls, 1))
+}
 
 func run(ctx context.Context, c config) ([]string, error) {
 	nexus, err := filepath.Abs(c.nexus)
@@ -211,7 +225,9 @@ func run(ctx context.Context, c config) ([]string, error) {
 	for r := 0; r < c.rounds; r++ {
 		for i := range targets {
 			t := targets[(r+i)%len(targets)]
+			before := srv.cpu()
 			d, err := drive(ctx, t.endpoint, t.tool, c.sessions, c.calls, t.stateless)
+			t.addCPU(before, srv.cpu())
 			if err != nil {
 				stopSampling()
 				sampler.Wait()
@@ -335,6 +351,15 @@ func printTargets(c config, targets []*target) {
 		verdict = "NOT met"
 	}
 	fmt.Printf("\ngoal: nexus C++ at least %.2f of the ceiling's calls/s: %s (%.2f; Python %.2f)\n", c.goal, verdict, share, targets[1].rate()/ceiling)
+
+	// Where the CPU went: on a shared machine the clients' own work
+	// slows every server's, so a path that costs its client more is
+	// slower for that too.
+	fmt.Printf("\nCPU time per call (user and system, µs), during each target's rounds; this process is the load's clients (and, for the ceiling, its server)\n\n")
+	fmt.Printf("| server | function | this process | nexus | pools |\n| --- | --- | ---: | ---: | ---: |\n")
+	for _, t := range targets {
+		fmt.Printf("| %s | %s | %.0f | %.0f | %.0f |\n", t.server, t.function, t.perCall(t.cpuSelf), t.perCall(t.cpuNexus), t.perCall(t.cpuPools))
+	}
 
 	// Each stateless target beside the session target of its function.
 	fmt.Printf("\nstateless (%s, no session) / sessions (%s), calls/s, same functions and concurrency; goal: no slower (reported, not enforced)\n\n", statelessProtocol, protocol)

@@ -30,6 +30,24 @@ type nexusServer struct {
 	exited   chan error
 }
 
+// cpuTimes are CPU times used so far: by this process, by nexus, by the
+// pools nexus runs now (a pool that ended takes its time with it; the
+// load fails if a pool restarts).
+type cpuTimes struct{ self, nexus, pools time.Duration }
+
+// cpu reads the CPU times of this process, nexus and its pools.
+func (s *nexusServer) cpu() cpuTimes {
+	var c cpuTimes
+	c.self, _ = procstat.CPU(os.Getpid())
+	pid := s.cmd.Process.Pid
+	c.nexus, _ = procstat.CPU(pid)
+	for _, p := range procstat.Children(pid) {
+		d, _ := procstat.CPU(p)
+		c.pools += d
+	}
+	return c
+}
+
 // startNexus starts `nexus mcp PROG` or `nexus serve PROG` on a free
 // loopback port, with Go's profiler on another (NEXUS_DEBUG_ADDR), and
 // waits for the addresses it prints.

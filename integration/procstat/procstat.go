@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Stat reads the parent pid and the state ('R', 'S', 'Z', ...) from
@@ -34,6 +35,36 @@ func Stat(pid int) (ppid int, state byte, ok bool) {
 	}
 	ppid, err = strconv.Atoi(fields[1])
 	return ppid, fields[0][0], err == nil
+}
+
+// clockTick is the unit of /proc/PID/stat's CPU times: USER_HZ, which is
+// 100 on every Linux that Go supports (sysconf(_SC_CLK_TCK), which Go's
+// standard library does not expose).
+const clockTick = 10 * time.Millisecond
+
+// CPU is the CPU time (user and system) pid has used, read from
+// /proc/PID/stat; ok is false when the process is gone.
+func CPU(pid int) (time.Duration, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, false
+	}
+	// After the command: state (field 3 of the file) ... utime (14),
+	// stime (15).
+	fields := strings.Fields(string(data[i+1:]))
+	if len(fields) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * clockTick, true
 }
 
 // Alive reports whether pid is a process that has not ended (a zombie,
