@@ -45,6 +45,15 @@ async def run_calls(call, calls):
     return out
 
 
+async def session_json(version, tools, call, calls):
+    """What the client saw: the version, the tools listed, each call's result."""
+    return {
+        "protocolVersion": version,
+        "tools": [t.name for t in tools.tools],
+        "calls": await run_calls(call, calls),
+    }
+
+
 async def with_client(mode, server, calls):
     target = server if isinstance(server, str) else mcp.StdioServerParameters(command=server[0], args=server[1:])
     async with mcp.Client(target, mode=mode, cache=None) as c:
@@ -53,11 +62,7 @@ async def with_client(mode, server, calls):
         async def call(name, args, on_progress):
             return await c.call_tool(name, args, progress_callback=on_progress)
 
-        return {
-            "protocolVersion": c.protocol_version,
-            "tools": [t.name for t in tools.tools],
-            "calls": await run_calls(call, calls),
-        }
+        return await session_json(c.protocol_version, tools, call, calls)
 
 
 async def with_session(server, calls):
@@ -74,11 +79,7 @@ async def with_session(server, calls):
             async def call(name, args, on_progress):
                 return await s.call_tool(name, args, progress_callback=on_progress)
 
-            return {
-                "protocolVersion": init.protocol_version,
-                "tools": [t.name for t in tools.tools],
-                "calls": await run_calls(call, calls),
-            }
+            return await session_json(init.protocol_version, tools, call, calls)
 
 
 def main():
