@@ -105,6 +105,11 @@ const replicaToken = "replica-token-0123456789"
 func testReplicas(t *testing.T, haproxy string, p *program, args []string, tool string, kinds []string) {
 	var replicas []*httpServer
 	var backends []string
+	// A drain of 6 s (the default is 3) against HAProxy's checks every
+	// second: on a loaded machine a check may come late, and the test
+	// requires that the balancer took the stopping replica out for its
+	// 503, before it stopped accepting.
+	args = append(args, "--drain", "6s")
 	for range 3 {
 		s := startHTTP(t, p.tmp, []string{"NEXUS_MCP_TOKEN=" + replicaToken}, args...)
 		replicas = append(replicas, s)
