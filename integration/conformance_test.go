@@ -225,7 +225,7 @@ func conformanceNode(t *testing.T) string {
 
 // conformanceProgram is examples/seq with the tools that the suite's
 // scenarios call by name added: test_simple_text, test_error_handling and
-// test_tool_with_progress (three steps through nexus.progress), all in
+// test_tool_with_progress (five steps through nexus.progress), all in
 // Python like the rest of seq.
 func conformanceProgram(t *testing.T) files {
 	t.Helper()
@@ -257,7 +257,7 @@ test_simple_text = simple_text
 test_error_handling :: Str
 test_error_handling = error_handling
 
---' Reports three steps of progress (the conformance scenario tools-call-with-progress).
+--' Reports five steps of progress (the conformance scenario tools-call-with-progress).
 test_tool_with_progress :: Str
 test_tool_with_progress = slow_text
 `
@@ -281,8 +281,10 @@ def slow_text():
     # A tenth of a second between steps, more than the 50 ms in which the
     # nexus merges a call's reports, and the work after each report, so
     # the last is not read together with the result (see progress_test.go).
-    for step in (1, 2, 3):
-        nexus.progress(step, 3, "step %d" % step)
+    # The scenario wants three notifications: five steps leave room for a
+    # loaded machine that delivers two reports close enough to be merged.
+    for step in range(1, 6):
+        nexus.progress(step, 5, "step %d" % step)
         time.sleep(0.1)
     return "done"
 `,
