@@ -23,7 +23,7 @@ import (
 	"github.com/nexus-run/nexus/manifest"
 )
 
-// Protocol versions. Stateless is the newest, served per request with no
+// Protocol versions. V20260728 is the newest, served per request with no
 // handshake (stateless.go); LatestLegacy is the newest an initialize
 // negotiates; the others are older versions whose clients we still answer
 // in their own version. The tools part of the protocol is the same in all
@@ -33,7 +33,6 @@ import (
 // (2025-11-25), output schemas of every return type, resultType and the
 // cache fields of tools/list (2026-07-28).
 const (
-	Stateless    = V20260728
 	LatestLegacy = V20251125
 	V20260728    = "2026-07-28"
 	V20251125    = "2025-11-25"

@@ -71,7 +71,7 @@ func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) 
 		reply(jsonrpc.Fail(id, err))
 		return
 	}
-	ss.HandleMessage(ctx, m, reply)
+	ss.handle(ctx, m, readEnvelope(m.PeekParams()), reply)
 }
 
 // decode decodes one incoming message. A large tools/call comes back
@@ -82,15 +82,17 @@ func decode(data []byte) (*jsonrpc.Message, json.RawMessage, *jsonrpc.Error) {
 	return jsonrpc.Decode(data, methodToolsCall)
 }
 
-// HandleMessage is Handle for a message already decoded (by decode), by a
-// transport that had to look at it first (Streamable HTTP routes on the
-// method): a large call's arguments are then read once, not twice.
-func (ss *Session) HandleMessage(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
+// handle is Handle for a message already decoded (by decode), with its
+// envelope e (readEnvelope), which says its era: a transport that had to
+// look at it first (Streamable HTTP routes on the method and the era)
+// hands them on, so that a large call's arguments are read once, not
+// twice.
+func (ss *Session) handle(ctx context.Context, m *jsonrpc.Message, e envelope, reply func([]byte)) {
 	switch {
 	case m.IsNotification():
 		ss.notify(m)
 	case m.IsRequest():
-		ss.request(ctx, m, reply)
+		ss.request(ctx, m, e, reply)
 	}
 	// A response to a request of ours: the server sends none, so there
 	// is nothing to match it with.
@@ -123,8 +125,8 @@ func (ss *Session) Cancel() {
 	}
 }
 
-func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, reply func([]byte)) {
-	if e := readEnvelope(m.PeekParams()); e.isStateless() {
+func (ss *Session) request(ctx context.Context, m *jsonrpc.Message, e envelope, reply func([]byte)) {
+	if e.isStateless() {
 		ss.serveStateless(ctx, m, e, reply)
 		return
 	}
