@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -246,18 +245,4 @@ func (e *eventStream) end() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-}
-
-// acceptsEvents reports whether an Accept header names
-// text/event-stream, which clients of Streamable HTTP list beside JSON.
-func acceptsEvents(accept []string) bool {
-	for _, a := range accept {
-		for part := range strings.SplitSeq(a, ",") {
-			mt, _, _ := strings.Cut(part, ";")
-			if strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -237,13 +237,13 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	defer h.touch(s, m.IsRequest() && m.Method != methodInitialize)
 
 	if !m.IsRequest() {
-		s.HandleMessage(r.Context(), m, func([]byte) {})
+		s.handle(r.Context(), m, e, func([]byte) {})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	events := newEventStream(w, r) // for a call's progress, when it has some
 	defer events.end()
-	reply, ok := await(r, func(send func([]byte)) { s.HandleMessage(events.context(r.Context()), m, send) })
+	reply, ok := await(r, func(send func([]byte)) { s.handle(events.context(r.Context()), m, e, send) })
 	if !ok {
 		return
 	}
@@ -339,10 +339,8 @@ func writeReply(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, repl
 		// The client cancelled the call: no reply, by the protocol.
 		w.WriteHeader(http.StatusAccepted)
 	case acceptsOnlyEvents(r.Header.Values("Accept")):
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Cache-Control", "no-cache")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(append(append([]byte("event: message\ndata: "), reply...), "\n\n"...))
+		// A one-event stream (events is not nil: the client accepts them).
+		events.send(reply)
 	default:
 		writeJSON(w, http.StatusOK, reply)
 	}
@@ -496,12 +494,26 @@ func owner(r *http.Request) [sha256.Size]byte {
 }
 
 // acceptsOnlyEvents reports whether an Accept header admits
-// text/event-stream but not JSON.
+// text/event-stream and no JSON: such a client gets even a lone reply as a
+// one-event stream.
 func acceptsOnlyEvents(accept []string) bool {
-	events, json := false, false
+	events, json := accepted(accept)
+	return events && !json
+}
+
+// acceptsEvents reports whether an Accept header names text/event-stream,
+// which clients of Streamable HTTP list beside JSON.
+func acceptsEvents(accept []string) bool {
+	events, _ := accepted(accept)
+	return events
+}
+
+// accepted reads the values of an Accept header: whether they name
+// text/event-stream, and whether they admit JSON.
+func accepted(accept []string) (events, json bool) {
 	for _, a := range accept {
-		for _, part := range strings.Split(a, ",") {
-			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		for part := range strings.SplitSeq(a, ",") {
+			mt, _, _ := strings.Cut(part, ";")
 			switch strings.ToLower(strings.TrimSpace(mt)) {
 			case "text/event-stream":
 				events = true
@@ -510,7 +522,7 @@ func acceptsOnlyEvents(accept []string) bool {
 			}
 		}
 	}
-	return events && !json
+	return events, json
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
