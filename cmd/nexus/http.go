@@ -190,8 +190,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	mux.Handle("GET "+health.Path, hh)
-	mux.Handle(health.Path, guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+	hh.Mount(mux)
 	mux.Handle("/", guard.NotFound("/mcp and GET "+health.Path))
 	closeAll := func() {
 		h.Close()

@@ -49,6 +49,13 @@ func New(programs []Program, sessions func() int) *Handler {
 	return &Handler{programs: programs, sessions: sessions}
 }
 
+// Mount serves h on mux at GET Path (HEAD too), and answers the other
+// methods there with 405 in JSON.
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.Handle("GET "+Path, h)
+	mux.Handle(Path, guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+}
+
 // Drain makes every report from now on say StatusDraining, with 503.
 func (h *Handler) Drain() { h.draining.Store(true) }
 

@@ -99,13 +99,12 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt.mux.Handle("/mcp", rt.mcp)
 	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
 	rt.mux.HandleFunc("GET /discover", rt.discover)
-	rt.mux.Handle("GET "+health.Path, rt.health)
+	rt.health.Mount(rt.mux)
 	// Every other request is answered in JSON too, not by the mux's
 	// plain text: a path served for other methods is 405 (a pattern with
 	// a method wins over the same path without), anything else 404.
 	rt.mux.Handle("/call/{module}/{command}", guard.MethodNotAllowed("", http.MethodPost))
 	rt.mux.Handle("/discover", guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
-	rt.mux.Handle(health.Path, guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
 	rt.mux.Handle("/", guard.NotFound("/mcp, POST /call/<module>/<command>, GET /discover and GET /health"))
 	return rt, nil
 }
