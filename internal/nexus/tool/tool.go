@@ -7,8 +7,9 @@
 //
 // A bad call fails with an *ArgError before anything runs; the front ends
 // map it to their own form (MCP to JSON-RPC -32602, or from protocol
-// 2025-11-25 on to a tool result with isError; the JSON API to HTTP 400). The command-line front end (nexus/cli) reads tokens, not JSON,
-// but builds unrolled records by the same rule (Record).
+// 2025-11-25 on to a tool result with isError; the JSON API to HTTP 400).
+// The command-line front end (nexus/cli) reads tokens, not JSON, but
+// builds unrolled records by the same rule (Record).
 package tool
 
 import (
