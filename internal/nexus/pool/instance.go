@@ -167,10 +167,12 @@ func (inst *instance) start() error {
 	if !ok {
 		return fmt.Errorf("start %s pool: it does not speak gRPC", inst.sp.name())
 	}
+	pool := raw.(proto.PoolClient)
+	calls := openStream(inst, pool)
 	inst.mu.Lock()
 	inst.conn = grpcClient.Conn
-	inst.pool = raw.(proto.PoolClient)
-	inst.calls = openStream(inst)
+	inst.pool = pool
+	inst.calls = calls
 	inst.mu.Unlock()
 	inst.sink.started()
 	return nil
@@ -258,7 +260,7 @@ func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byt
 			if id != 0 {
 				// Not waited for: a Cancel may queue behind a large
 				// call's send, and the caller leaves now.
-				go inst.calls.cancel(id)
+				go inst.calls.cancel(id, sc)
 			}
 			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
 		}

@@ -75,14 +75,17 @@ type streamCall struct {
 	ended   bool // reply or err is set; nothing follows
 	reply   *proto.CallReply
 	err     error
+	// sent: the call is on its way; cancelled: its caller left. Whichever
+	// comes second sends the Cancel, so that it never overtakes the call.
+	sent, cancelled bool
 }
 
 // openStream opens inst's Calls stream and starts its demultiplexer. A
 // failure to open it is not an error: the instance then calls unary.
-func openStream(inst *instance) *callStream {
+func openStream(inst *instance, pool proto.PoolClient) *callStream {
 	ctx, end := context.WithCancel(inst.life)
 	cs := &callStream{inst: inst, end: end, calls: map[uint64]*streamCall{}}
-	stream, err := inst.pool.Calls(ctx)
+	stream, err := pool.Calls(ctx)
 	if err != nil {
 		end()
 		cs.err = errUnary
@@ -122,6 +125,13 @@ func (cs *callStream) run(id uint64, c *streamCall, req *proto.CallRequest, repo
 		// A failed send means the stream has ended: the demultiplexer
 		// reads why, and ends this call with it.
 		_ = cs.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{Request: req, Progress: report != nil}}})
+		c.mu.Lock()
+		c.sent = true
+		cancelled := c.cancelled
+		c.mu.Unlock()
+		if cancelled {
+			cs.sendCancel(id)
+		}
 	}
 	for {
 		c.mu.Lock()
@@ -140,9 +150,20 @@ func (cs *callStream) run(id uint64, c *streamCall, req *proto.CallRequest, repo
 	}
 }
 
-// cancel asks the pool to stop call id. The call stays in flight until
-// its reply comes.
-func (cs *callStream) cancel(id uint64) {
+// cancel asks the pool to stop call id, which register returned with c,
+// once the call is on its way. The call stays in flight until its reply
+// comes.
+func (cs *callStream) cancel(id uint64, c *streamCall) {
+	c.mu.Lock()
+	c.cancelled = true
+	sent := c.sent
+	c.mu.Unlock()
+	if sent {
+		cs.sendCancel(id)
+	}
+}
+
+func (cs *callStream) sendCancel(id uint64) {
 	_ = cs.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Cancel{Cancel: &proto.Cancel{}}})
 }
 
