@@ -34,24 +34,18 @@ import (
 	"time"
 )
 
-func Nap(tag int, seconds float64) int {
-	fmt.Fprintln(os.Stderr, "nap started", tag)
-	time.Sleep(time.Duration(seconds * float64(time.Second)))
-	return tag
-}
-
-func Pid(int) int { return os.Getpid() }
-
-func Wait(ctx context.Context, tag int) int {
+func Wait(ctx context.Context, tag int, seconds float64) int {
 	fmt.Fprintln(os.Stderr, "wait started", tag)
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(os.Stderr, "wait cancelled", tag)
 		return -tag
-	case <-time.After(10 * time.Minute):
+	case <-time.After(time.Duration(seconds * float64(time.Second))):
 		return tag
 	}
 }
+
+func Pid(int) int { return os.Getpid() }
 
 func Ident(x int) int { return x }
 
@@ -64,10 +58,11 @@ func Double(xs []float64) []float64 {
 }
 `
 
+// The ids of streamSource's functions: Wait, shaped as pooltest.Nap
+// wants, is the first, and Pid the second, as pooltest.Pid wants.
 const (
-	streamNap = iota
+	streamWait = iota
 	streamPid
-	streamWait
 	streamIdent
 	streamDouble
 )
@@ -82,9 +77,8 @@ func streamProg(t *testing.T) *manifest.Manifest {
 	t.Helper()
 	streamProgramOnce.Do(func() {
 		streamProgram, streamProgramErr = build(testRoot+"/stream", streamSource, []fn{
-			{Source: "Nap", Args: pooltest.NapFn.Args, Return: pooltest.NapFn.Return},
+			{Source: "Wait", Args: pooltest.NapFn.Args, Return: pooltest.NapFn.Return},
 			{Source: "Pid", Args: pooltest.PidFn.Args, Return: pooltest.PidFn.Return},
-			{Source: "Wait", Args: intToInt, Return: types.IntType},
 			{Source: "Ident", Args: intToInt, Return: types.IntType},
 			{Source: "Double", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.ListOf(types.RealType)},
 		})
@@ -103,17 +97,8 @@ func TestCancelReachesFunction(t *testing.T) {
 	m := streamProg(t)
 	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 4})
 	pid := pooltest.Pid(t, s, m)
-	f := &m.Functions[streamWait]
-	args, err := types.EncodeArgs(f.Args, []any{int64(7)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Call(ctx, f, args)
-		done <- err
-	}()
+	done := pooltest.Nap(t, ctx, s, m, 7, 600)
 	pooltest.WaitFor(t, stderr, "wait started 7\n")
 	cancel()
 	if err := pooltest.Await(t, done, "the cancelled wait"); !errors.Is(err, context.Canceled) {
@@ -138,19 +123,19 @@ func TestDeathMidStream(t *testing.T) {
 	m := streamProg(t)
 	s, stderr := pooltest.Supervise(t, m, pool.Options{})
 	pid := pooltest.Pid(t, s, m)
-	var naps []<-chan error
+	var waits []<-chan error
 	for tag := range 3 {
-		naps = append(naps, pooltest.Nap(t, context.Background(), s, m, tag, 600))
-		pooltest.WaitFor(t, stderr, fmt.Sprintf("nap started %d\n", tag))
+		waits = append(waits, pooltest.Nap(t, context.Background(), s, m, tag, 600))
+		pooltest.WaitFor(t, stderr, fmt.Sprintf("wait started %d\n", tag))
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for tag, done := range naps {
-		err := pooltest.Await(t, done, fmt.Sprintf("nap %d", tag))
+	for tag, done := range waits {
+		err := pooltest.Await(t, done, fmt.Sprintf("wait %d", tag))
 		var died *pool.DiedError
-		if want := "go pool died while running Nap (killed by signal SIGKILL)"; !errors.As(err, &died) || err.Error() != want {
-			t.Errorf("nap %d: %v, want %q", tag, err, want)
+		if want := "go pool died while running Wait (killed by signal SIGKILL)"; !errors.As(err, &died) || err.Error() != want {
+			t.Errorf("wait %d: %v, want %q", tag, err, want)
 		}
 	}
 	if fresh := pooltest.Pid(t, s, m); fresh == pid {
@@ -172,39 +157,49 @@ func TestLargeAndSmallCallsTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 64)
+	var calls []func() error
 	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		calls = append(calls, func() error {
 			res, err := s.Call(context.Background(), &m.Functions[streamDouble], data)
-			var back []float64
-			if err == nil {
-				err = msgpack.Unmarshal(res, &back)
-			}
-			if err == nil && (len(back) != len(xs) || back[len(xs)-1] != 2*xs[len(xs)-1]) {
-				err = fmt.Errorf("Double returned %d items", len(back))
-			}
 			if err != nil {
-				errs <- err
+				return err
 			}
-		}()
+			var back []float64
+			if err := msgpack.Unmarshal(res, &back); err != nil {
+				return err
+			}
+			if len(back) != len(xs) || back[len(xs)-1] != 2*xs[len(xs)-1] {
+				return fmt.Errorf("Double returned %d items", len(back))
+			}
+			return nil
+		})
 	}
 	for i := range 20 {
+		calls = append(calls, func() error {
+			if got, err := pooltest.Call(t, s, m, streamIdent, int64(i)); err != nil || got != int64(i) {
+				return fmt.Errorf("Ident(%d) = %v, %v", i, got, err)
+			}
+			return nil
+		})
+	}
+	for _, err := range allAtOnce(calls) {
+		t.Error(err)
+	}
+}
+
+// allAtOnce runs calls concurrently and returns their errors.
+func allAtOnce(calls []func() error) []error {
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, call := range calls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if got, err := pooltest.Call(t, s, m, streamIdent, int64(i)); err != nil || got != int64(i) {
-				errs <- fmt.Errorf("Ident(%d) = %v, %v", i, got, err)
-			}
+			errs[i] = call()
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
 }
 
 // TestStreamProgressOnlyWhenAsked: on the stream, beside calls that want

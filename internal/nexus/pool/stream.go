@@ -125,11 +125,7 @@ func (cs *callStream) run(id uint64, c *streamCall, req *proto.CallRequest, repo
 		// A failed send means the stream has ended: the demultiplexer
 		// reads why, and ends this call with it.
 		_ = cs.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{Request: req, Progress: report != nil}}})
-		c.mu.Lock()
-		c.sent = true
-		cancelled := c.cancelled
-		c.mu.Unlock()
-		if cancelled {
+		if c.note(true) {
 			cs.sendCancel(id)
 		}
 	}
@@ -154,13 +150,23 @@ func (cs *callStream) run(id uint64, c *streamCall, req *proto.CallRequest, repo
 // once the call is on its way. The call stays in flight until its reply
 // comes.
 func (cs *callStream) cancel(id uint64, c *streamCall) {
-	c.mu.Lock()
-	c.cancelled = true
-	sent := c.sent
-	c.mu.Unlock()
-	if sent {
+	if c.note(false) {
 		cs.sendCancel(id)
 	}
+}
+
+// note records that the call is on its way (sent) or that its caller
+// left (not sent), and reports whether both have happened now: the one
+// noted second sends the Cancel.
+func (c *streamCall) note(sent bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sent {
+		c.sent = true
+	} else {
+		c.cancelled = true
+	}
+	return c.sent && c.cancelled
 }
 
 func (cs *callStream) sendCancel(id uint64) {
