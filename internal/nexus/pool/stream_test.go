@@ -223,6 +223,9 @@ func TestUnaryFallback(t *testing.T) {
 	if pool.Streaming(s, manifest.Python) {
 		t.Error("the Python pool's calls went on a stream it does not serve")
 	}
+	if st := s.Status()[0]; st.Replaced != 0 || st.Deaths != 0 {
+		t.Errorf("status %+v: the stream it does not serve cost the pool", st)
+	}
 	if _, err := pooltest.Call(t, s, m, 0, "again"); err != nil {
 		t.Fatal(err)
 	}
