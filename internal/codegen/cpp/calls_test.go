@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/nexus-run/nexus/integration/procstat"
 	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
@@ -141,6 +142,7 @@ func streamProgram(t testing.TB) *manifest.Manifest {
 // running is a pool process started as go-plugin's client starts it.
 type running struct {
 	conn   *grpc.ClientConn
+	pid    int
 	stderr *pooltest.Buffer
 	exited chan struct{}
 	err    error // the process's end, once exited is closed
@@ -174,6 +176,7 @@ func startPool(t testing.TB, m *manifest.Manifest) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.pid = cmd.Process.Pid
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -224,8 +227,14 @@ func intArgs(t testing.TB, x any) []byte {
 // call sends a call of function fn with the one argument x.
 func (s *stream) call(id uint64, fn uint32, x any, progress bool) {
 	s.t.Helper()
+	s.send(id, fn, intArgs(s.t, x), progress)
+}
+
+// send sends a call of function fn with args, a msgpack array.
+func (s *stream) send(id uint64, fn uint32, args []byte, progress bool) {
+	s.t.Helper()
 	err := s.s.Send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{
-		Request: &proto.CallRequest{Function: fn, Args: intArgs(s.t, x)}, Progress: progress}}})
+		Request: &proto.CallRequest{Function: fn, Args: args}, Progress: progress}}})
 	if err != nil {
 		s.t.Fatalf("send call %d: %v", id, err)
 	}
@@ -482,7 +491,8 @@ func TestCalls(t *testing.T) {
 
 // BenchmarkSmallCall compares a small call (Int -> Int) over the Calls
 // stream with the same call as a unary Call, on one C++ pool: one call at
-// a time, and as many as the benchmark's goroutines send at once.
+// a time, and as many as the benchmark's goroutines send at once. It
+// reports the pool's CPU time per call too (pool-µs/op).
 func BenchmarkSmallCall(b *testing.B) {
 	p := startPool(b, streamProgram(b))
 	client := proto.NewPoolClient(p.conn)
@@ -494,46 +504,62 @@ func BenchmarkSmallCall(b *testing.B) {
 		}
 		return err
 	}
-	b.Run("unary", func(b *testing.B) {
-		for b.Loop() {
-			if err := unary(context.Background()); err != nil {
-				b.Fatal(err)
-			}
+	// measure reports the pool's CPU time per call of b's loop, loop.
+	measure := func(b *testing.B, loop func()) {
+		before, ok := procstat.CPU(p.pid)
+		loop()
+		after, ok2 := procstat.CPU(p.pid)
+		if ok && ok2 {
+			b.ReportMetric(float64((after-before).Nanoseconds())/1e3/float64(b.N), "pool-µs/op")
 		}
+	}
+	b.Run("unary", func(b *testing.B) {
+		measure(b, func() {
+			for b.Loop() {
+				if err := unary(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	})
 	b.Run("unary-parallel", func(b *testing.B) {
 		b.SetParallelism(4)
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := unary(context.Background()); err != nil {
-					b.Error(err)
-					return
+		measure(b, func() {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := unary(context.Background()); err != nil {
+						b.Error(err)
+						return
+					}
 				}
-			}
+			})
 		})
 	})
 	b.Run("stream", func(b *testing.B) {
 		s := p.stream(b)
 		id := uint64(0)
-		for b.Loop() {
-			id++
-			s.call(id, idTwice, 21, false)
-			if got, v, e := s.reply(); got != id || v != 42 || e != "" {
-				b.Fatalf("call %d: %d %q", got, v, e)
-			}
-		}
-	})
-	b.Run("stream-parallel", func(b *testing.B) {
-		s := p.stream(b)
-		d := newDemux(s.s)
-		b.SetParallelism(4)
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := d.call(idTwice, args); err != nil {
-					b.Error(err)
-					return
+		measure(b, func() {
+			for b.Loop() {
+				id++
+				s.send(id, idTwice, args, false)
+				if got, v, e := s.reply(); got != id || v != 42 || e != "" {
+					b.Fatalf("call %d: %d %q", got, v, e)
 				}
 			}
+		})
+	})
+	b.Run("stream-parallel", func(b *testing.B) {
+		d := newDemux(p.stream(b).s)
+		b.SetParallelism(4)
+		measure(b, func() {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := d.call(idTwice, args); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
 		})
 	})
 }
