@@ -400,6 +400,32 @@ func TestCalls(t *testing.T) {
 		}
 	})
 
+	t.Run("messages it cannot serve", func(t *testing.T) {
+		s := startPool(t, m).stream(t)
+		// Neither a call nor a cancellation.
+		if err := s.s.Send(&proto.CallMessage{Id: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if id, _, e := s.reply(); id != 1 || !strings.Contains(e, "malformed CallMessage") {
+			t.Fatalf("call %d: error %q, want malformed", id, e)
+		}
+		// An id already in flight.
+		s.call(2, idWaitGate, 2, false)
+		s.call(2, idTwice, 2, false)
+		if id, _, e := s.reply(); id != 2 || !strings.Contains(e, "while a call with that id was running") {
+			t.Fatalf("call %d: error %q, want the id refused", id, e)
+		}
+		s.call(3, idOpenGate, 3, false)
+		got := map[uint64]int64{}
+		for range 2 {
+			id, v, _ := s.reply()
+			got[id] = v
+		}
+		if got[2] != 2 || got[3] != 3 {
+			t.Errorf("answers %v, want call 2: 2, call 3: 3", got)
+		}
+	})
+
 	t.Run("a crash breaks the stream", func(t *testing.T) {
 		p := startPool(t, m)
 		s := p.stream(t)

@@ -332,15 +332,19 @@ grpc::ByteBuffer progress_answer(std::uint64_t id, const std::string& progress) 
   return grpc::ByteBuffer(&slice, 1);
 }
 
-// reply_answer is nexus.pool.CallAnswer{id, reply}, reply an encoded
-// CallReply, whose bytes it shares rather than copies.
-grpc::ByteBuffer reply_answer(std::uint64_t id, const grpc::ByteBuffer& reply) {
+// prefixed is header followed by the bytes of message, which it shares
+// rather than copies (a result may be megabytes).
+grpc::ByteBuffer prefixed(const std::string& header, const grpc::ByteBuffer& message) {
   std::vector<grpc::Slice> slices;
-  if (!reply.Dump(&slices).ok()) slices.clear();
-  std::size_t size = 0;
-  for (const grpc::Slice& s : slices) size += s.size();
-  slices.insert(slices.begin(), grpc::Slice(answer_header(id, '\x1a', size)));
+  if (!message.Dump(&slices).ok()) slices.clear();
+  slices.insert(slices.begin(), grpc::Slice(header));
   return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
+// reply_answer is nexus.pool.CallAnswer{id, reply}, reply an encoded
+// CallReply.
+grpc::ByteBuffer reply_answer(std::uint64_t id, const grpc::ByteBuffer& reply) {
+  return prefixed(answer_header(id, '\x1a', reply.Length()), reply);
 }
 
 // Message is a nexus.pool.CallMessage, its byte ranges inside the message
@@ -372,13 +376,9 @@ bool call_message(std::string_view data, Message& m) {
 
 // reply_event is nexus.pool.CallEvent{reply}, reply an encoded CallReply.
 grpc::ByteBuffer reply_event(const grpc::ByteBuffer& reply) {
-  std::vector<grpc::Slice> slices;
-  std::string event(1, '\x12');  // field 2 (reply), length-delimited
-  put_varint(event, reply.Length());
-  if (!reply.Dump(&slices).ok()) slices.clear();
-  for (const grpc::Slice& s : slices) event.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  grpc::Slice slice(event);
-  return grpc::ByteBuffer(&slice, 1);
+  std::string header(1, '\x12');  // field 2 (reply), length-delimited
+  put_varint(header, reply.Length());
+  return prefixed(header, reply);
 }
 
 }  // namespace wire
@@ -812,11 +812,11 @@ class Server {
       std::string refused;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (m.kind == wire::Message::Kind::kCancel) {
+        if (!well_formed || m.kind == wire::Message::Kind::kNone) {
+          refused = "the nexus sent a malformed CallMessage";
+        } else if (m.kind == wire::Message::Kind::kCancel) {
           auto it = calls_.find(m.id);  // a call already answered is not there
           if (it != calls_.end()) it->second->cancel.store(true, std::memory_order_relaxed);
-        } else if (!well_formed || m.kind != wire::Message::Kind::kCall) {
-          refused = "the nexus sent a malformed CallMessage";
         } else if (calls_.count(m.id) != 0) {
           refused = "the nexus sent call " + std::to_string(m.id) + " while a call with that id was running";
         } else {
