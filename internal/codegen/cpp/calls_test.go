@@ -1,14 +1,10 @@
 package cpp_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +12,6 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/nexus-run/nexus/integration/procstat"
@@ -139,65 +134,6 @@ func streamProgram(t testing.TB) *manifest.Manifest {
 		intFn("crash"))
 }
 
-// running is a pool process started as go-plugin's client starts it.
-type running struct {
-	conn   *grpc.ClientConn
-	pid    int
-	stderr *pooltest.Buffer
-	exited chan struct{}
-	err    error // the process's end, once exited is closed
-}
-
-// startPool starts m's pool and connects to it; the test's end stops it.
-func startPool(t testing.TB, m *manifest.Manifest) *running {
-	t.Helper()
-	argv := m.PoolCommand(&m.Pools[0])
-	// Short, so the socket path stays under the 107 bytes Unix allows.
-	dir, err := os.MkdirTemp("", "nexus-calls-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(),
-		proto.MagicCookieKey+"="+proto.MagicCookieValue,
-		"PLUGIN_PROTOCOL_VERSIONS=1",
-		"PLUGIN_UNIX_SOCKET_DIR="+dir)
-	p := &running{stderr: &pooltest.Buffer{}, exited: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	out, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.pid = cmd.Process.Pid
-	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-p.exited
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	socket := filepath.Join(dir, "pool.sock")
-	if want := "1|1|unix|" + socket + "|grpc\n"; err != nil || line != want {
-		t.Fatalf("handshake %q, %v; want %q (stderr: %s)", line, err, want, p.stderr)
-	}
-	p.conn, err = grpc.NewClient("unix:"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.conn.Close() })
-	return p
-}
-
 // stream is one Calls stream of a test.
 type stream struct {
 	t      testing.TB
@@ -205,11 +141,12 @@ type stream struct {
 	cancel context.CancelFunc
 }
 
-func (p *running) stream(t testing.TB) *stream {
+// openStream opens a Calls stream to p.
+func openStream(t testing.TB, p *pooltest.Launched) *stream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s, err := proto.NewPoolClient(p.conn).Calls(ctx)
+	s, err := proto.NewPoolClient(p.Conn).Calls(ctx)
 	if err != nil {
 		t.Fatalf("Calls: %v", err)
 	}
@@ -275,13 +212,27 @@ func (s *stream) reply() (uint64, int64, string) {
 	return a.Id, v, ""
 }
 
+// replies receives n replies, which must be results, by id.
+func (s *stream) replies(n int) map[uint64]int64 {
+	s.t.Helper()
+	got := map[uint64]int64{}
+	for range n {
+		id, v, e := s.reply()
+		if e != "" {
+			s.t.Fatalf("call %d: %s", id, e)
+		}
+		got[id] = v
+	}
+	return got
+}
+
 // TestCalls drives the Calls stream of one C++ pool build, each case on a
 // fresh pool process.
 func TestCalls(t *testing.T) {
 	m := streamProgram(t)
 
 	t.Run("answered by id in any order", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		s.call(1, idWaitGate, 1, false)
 		s.call(2, idTwice, 21, false)
 		// Call 1 waits for the gate, which nothing has opened: call 2,
@@ -290,21 +241,14 @@ func TestCalls(t *testing.T) {
 			t.Fatalf("first answer: call %d: %d %q, want call 2: 42", id, v, e)
 		}
 		s.call(3, idOpenGate, 3, false)
-		got := map[uint64]int64{}
-		for range 2 {
-			id, v, e := s.reply()
-			if e != "" {
-				t.Fatalf("call %d: %s", id, e)
-			}
-			got[id] = v
-		}
+		got := s.replies(2)
 		if got[1] != 1 || got[3] != 3 || len(got) != 2 {
 			t.Errorf("answers %v, want call 1: 1, call 3: 3", got)
 		}
 	})
 
 	t.Run("progress only when asked", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		s.call(1, idCount, 5, false)
 		if id, v, e := s.reply(); id != 1 || v != 5 || e != "" {
 			t.Fatalf("call 1: %d %q, want 5", v, e)
@@ -337,7 +281,7 @@ func TestCalls(t *testing.T) {
 	})
 
 	t.Run("cancel", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		// A function that checks nexus::cancelled stops; its reply says
 		// it was cancelled.
 		s.call(1, idUntilCancelled, 7, true)
@@ -366,7 +310,7 @@ func TestCalls(t *testing.T) {
 	})
 
 	t.Run("more calls than threads", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		// The first kMaxThreads (64) calls wait until they all run at
 		// once; the rest wait, unread, for a thread, and then run.
 		const n, threads = 200, 64
@@ -389,7 +333,7 @@ func TestCalls(t *testing.T) {
 	})
 
 	t.Run("a function throws", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		s.call(1, idChecked, -1.0, false)
 		if id, _, e := s.reply(); id != 1 || !strings.Contains(e, "std::domain_error: negative input") {
 			t.Fatalf("call %d: error %q, want the exception", id, e)
@@ -401,7 +345,7 @@ func TestCalls(t *testing.T) {
 	})
 
 	t.Run("messages it cannot serve", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		// Neither a call nor a cancellation.
 		if err := s.s.Send(&proto.CallMessage{Id: 1}); err != nil {
 			t.Fatal(err)
@@ -416,32 +360,28 @@ func TestCalls(t *testing.T) {
 			t.Fatalf("call %d: error %q, want the id refused", id, e)
 		}
 		s.call(3, idOpenGate, 3, false)
-		got := map[uint64]int64{}
-		for range 2 {
-			id, v, _ := s.reply()
-			got[id] = v
-		}
+		got := s.replies(2)
 		if got[2] != 2 || got[3] != 3 {
 			t.Errorf("answers %v, want call 2: 2, call 3: 3", got)
 		}
 	})
 
 	t.Run("a crash breaks the stream", func(t *testing.T) {
-		p := startPool(t, m)
-		s := p.stream(t)
+		p := pooltest.Launch(t, m)
+		s := openStream(t, p)
 		s.call(1, idWaitGate, 1, false)
 		s.call(2, idCrash, 0, false)
 		if a, err := s.s.Recv(); err == nil || errors.Is(err, io.EOF) {
 			t.Fatalf("got %v, %v; want the stream to fail", a, err)
 		}
-		<-p.exited
-		if p.err == nil || !strings.Contains(p.err.Error(), "segmentation fault") {
-			t.Errorf("the pool ended with %v, want SIGSEGV", p.err)
+		<-p.Exited
+		if p.Err == nil || !strings.Contains(p.Err.Error(), "segmentation fault") {
+			t.Errorf("the pool ended with %v, want SIGSEGV", p.Err)
 		}
 	})
 
 	t.Run("the nexus closes its side", func(t *testing.T) {
-		s := startPool(t, m).stream(t)
+		s := openStream(t, pooltest.Launch(t, m))
 		s.call(1, idNap, 50, false)
 		if err := s.s.CloseSend(); err != nil {
 			t.Fatal(err)
@@ -456,40 +396,33 @@ func TestCalls(t *testing.T) {
 	})
 
 	t.Run("the nexus breaks the stream mid-call", func(t *testing.T) {
-		p := startPool(t, m)
-		s := p.stream(t)
+		p := pooltest.Launch(t, m)
+		s := openStream(t, p)
 		s.call(1, idWaitGate, 1, false)
 		s.call(2, idCount, 1000000, true)
 		s.recv() // call 2 has started
 		s.cancel()
 		// The pool serves on: a new stream opens the gate, which ends
 		// call 1, whose reply has nowhere to go.
-		s2 := p.stream(t)
+		s2 := openStream(t, p)
 		s2.call(1, idOpenGate, 1, false)
 		s2.call(2, idTwice, 5, false)
-		got := map[uint64]int64{}
-		for range 2 {
-			id, v, e := s2.reply()
-			if e != "" {
-				t.Fatalf("call %d: %s", id, e)
-			}
-			got[id] = v
-		}
+		got := s2.replies(2)
 		if got[1] != 1 || got[2] != 10 {
 			t.Errorf("answers %v on the second stream", got)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if h, err := healthpb.NewHealthClient(p.conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "plugin"}); err != nil || h.Status != healthpb.HealthCheckResponse_SERVING {
+		if h, err := healthpb.NewHealthClient(p.Conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "plugin"}); err != nil || h.Status != healthpb.HealthCheckResponse_SERVING {
 			t.Errorf("health after the broken stream: %v, %v", h, err)
 		}
 	})
 
 	t.Run("unary methods still served", func(t *testing.T) {
-		p := startPool(t, m)
+		p := pooltest.Launch(t, m)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		c := proto.NewPoolClient(p.conn)
+		c := proto.NewPoolClient(p.Conn)
 		r, err := c.Call(ctx, &proto.CallRequest{Function: idTwice, Args: intArgs(t, 3)})
 		if err != nil || r.Error != "" || string(r.Result) != "\x06" {
 			t.Errorf("Call: %v, %v", r, err)
@@ -520,8 +453,8 @@ func TestCalls(t *testing.T) {
 // a time, and as many as the benchmark's goroutines send at once. It
 // reports the pool's CPU time per call too (pool-µs/op).
 func BenchmarkSmallCall(b *testing.B) {
-	p := startPool(b, streamProgram(b))
-	client := proto.NewPoolClient(p.conn)
+	p := pooltest.Launch(b, streamProgram(b))
+	client := proto.NewPoolClient(p.Conn)
 	args := intArgs(b, 21)
 	unary := func(ctx context.Context) error {
 		r, err := client.Call(ctx, &proto.CallRequest{Function: idTwice, Args: args})
@@ -532,9 +465,9 @@ func BenchmarkSmallCall(b *testing.B) {
 	}
 	// measure reports the pool's CPU time per call of b's loop, loop.
 	measure := func(b *testing.B, loop func()) {
-		before, ok := procstat.CPU(p.pid)
+		before, ok := procstat.CPU(p.Pid)
 		loop()
-		after, ok2 := procstat.CPU(p.pid)
+		after, ok2 := procstat.CPU(p.Pid)
 		if ok && ok2 {
 			b.ReportMetric(float64((after-before).Nanoseconds())/1e3/float64(b.N), "pool-µs/op")
 		}
@@ -562,7 +495,7 @@ func BenchmarkSmallCall(b *testing.B) {
 		})
 	})
 	b.Run("stream", func(b *testing.B) {
-		s := p.stream(b)
+		s := openStream(b, p)
 		id := uint64(0)
 		measure(b, func() {
 			for b.Loop() {
@@ -575,7 +508,7 @@ func BenchmarkSmallCall(b *testing.B) {
 		})
 	})
 	b.Run("stream-parallel", func(b *testing.B) {
-		d := newDemux(p.stream(b).s)
+		d := newDemux(openStream(b, p).s)
 		b.SetParallelism(4)
 		measure(b, func() {
 			b.RunParallel(func(pb *testing.PB) {
