@@ -1,0 +1,427 @@
+package python_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/nexus-run/nexus/internal/codegen/python"
+	"github.com/nexus-run/nexus/internal/pooltest"
+	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
+	"github.com/nexus-run/nexus/proto"
+)
+
+// The test program's functions, all Int -> Int, by id.
+const (
+	idEcho     = iota // returns its argument
+	idSteps           // reports n steps of progress, returns n
+	idBlock           // waits for release (or its cancellation, which it notices), returns its argument
+	idRelease         // lets every block return, returns its argument
+	idStubborn        // waits for unstick, ignoring cancellation, returns its argument
+	idUnstick         // lets every stubborn return, returns its argument
+	idBoom            // raises ValueError
+)
+
+const callsModule = `
+import threading
+
+import nexus
+
+_gate = threading.Event()
+_stuck = threading.Event()
+
+
+def echo(x):
+    return x
+
+
+def steps(n):
+    for i in range(n):
+        nexus.progress(i + 1, n, "step")
+    return n
+
+
+def block(x):
+    for _ in range(6000):  # at most a minute
+        if nexus.cancelled():
+            raise RuntimeError("noticed the cancellation")
+        if _gate.wait(0.01):
+            return x
+    raise RuntimeError("never released")
+
+
+def release(x):
+    _gate.set()
+    return x
+
+
+def stubborn(x):
+    _stuck.wait(60)
+    return x
+
+
+def unstick(x):
+    _stuck.set()
+    return x
+
+
+def boom(x):
+    raise ValueError(f"boom {x}")
+`
+
+// startPool builds the test program's Python pool, starts it as go-plugin
+// would, and returns a connection to it; the pool is killed when the test
+// ends.
+func startPool(t *testing.T) *grpc.ClientConn {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	root := t.TempDir()
+	src := filepath.Join(root, "src", "mod.py")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(callsModule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	intFn := func(name string) pooltest.Fn {
+		return pooltest.Fn{Source: name, Args: []*types.Type{types.IntType}, Return: types.IntType}
+	}
+	m, err := pooltest.Program(root, manifest.Python, src, python.Write, []pooltest.Fn{
+		intFn("echo"), intFn("steps"), intFn("block"), intFn("release"), intFn("stubborn"), intFn("unstick"), intFn("boom"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := m.PoolCommand(&m.Pools[0])
+	// Short, so that the socket path stays under the 107 bytes Unix allows.
+	dir, err := os.MkdirTemp("", "nexus-calls-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(),
+		proto.MagicCookieKey+"="+proto.MagicCookieValue,
+		"PLUGIN_PROTOCOL_VERSIONS=1",
+		"PLUGIN_UNIX_SOCKET_DIR="+dir,
+		"PYTHONDONTWRITEBYTECODE=1")
+	stderr := &pooltest.Buffer{}
+	cmd.Stderr = stderr
+	out, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("the pool's stderr:\n%s", stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	socket := filepath.Join(dir, "pool.sock")
+	if want := "1|1|unix|" + socket + "|grpc\n"; err != nil || line != want {
+		t.Fatalf("handshake %q, %v; want %q (stderr: %s)", line, err, want, stderr.String())
+	}
+	conn, err := grpc.NewClient("unix:"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// stream is one Calls stream, its answers read into a channel.
+type stream struct {
+	t       *testing.T
+	s       proto.Pool_CallsClient
+	cancel  context.CancelFunc
+	mu      sync.Mutex // serializes Send
+	answers chan *proto.CallAnswer
+	end     chan error // the stream's end: nil for status OK
+}
+
+func openCalls(t *testing.T, conn *grpc.ClientConn) *stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	s, err := proto.NewPoolClient(conn).Calls(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &stream{t: t, s: s, cancel: cancel, answers: make(chan *proto.CallAnswer, 4096), end: make(chan error, 1)}
+	go func() {
+		for {
+			a, err := s.Recv()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				st.end <- err
+				close(st.answers)
+				return
+			}
+			st.answers <- a
+		}
+	}()
+	return st
+}
+
+func (st *stream) call(id uint64, fn uint32, arg int, progress bool) {
+	st.t.Helper()
+	st.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{
+		Request:  &proto.CallRequest{Function: fn, Args: []byte{0x91, byte(arg)}},
+		Progress: progress,
+	}}})
+}
+
+func (st *stream) cancelCall(id uint64) {
+	st.t.Helper()
+	st.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Cancel{Cancel: &proto.Cancel{}}})
+}
+
+func (st *stream) send(m *proto.CallMessage) {
+	st.t.Helper()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := st.s.Send(m); err != nil {
+		st.t.Fatalf("send %v: %v", m, err)
+	}
+}
+
+// next returns the stream's next answer; the test fails if the stream ends
+// first or nothing comes within a minute.
+func (st *stream) next() *proto.CallAnswer {
+	st.t.Helper()
+	select {
+	case a, ok := <-st.answers:
+		if !ok {
+			st.t.Fatalf("the stream ended instead of answering: %v", <-st.end)
+		}
+		return a
+	case <-time.After(time.Minute):
+		st.t.Fatal("no answer within a minute")
+		return nil
+	}
+}
+
+// reply returns the next answer, which must be a reply.
+func (st *stream) reply() (uint64, *proto.CallReply) {
+	st.t.Helper()
+	a := st.next()
+	r := a.GetReply()
+	if r == nil {
+		st.t.Fatalf("answer %v, want a reply", a)
+	}
+	return a.Id, r
+}
+
+// wantResult checks that r is the result n (a positive fixint).
+func wantResult(t *testing.T, id uint64, r *proto.CallReply, n int) {
+	t.Helper()
+	if r.Error != "" || !bytes.Equal(r.Result, []byte{byte(n)}) {
+		t.Errorf("call %d: reply %v, want the result %d", id, r, n)
+	}
+}
+
+// TestCallsAnyOrder: a call that waits does not hold up the stream's
+// later calls, whose replies come first, each tagged with its call's id.
+func TestCallsAnyOrder(t *testing.T) {
+	st := openCalls(t, startPool(t))
+	st.call(1, idBlock, 11, false)
+	st.call(2, idEcho, 22, false)
+	if id, r := st.reply(); id != 2 {
+		t.Fatalf("first reply is call %d's, want call 2's (echo) while 1 blocks", id)
+	} else {
+		wantResult(t, id, r, 22)
+	}
+	st.call(3, idRelease, 33, false)
+	got := map[uint64]*proto.CallReply{}
+	for range 2 {
+		id, r := st.reply()
+		got[id] = r
+	}
+	wantResult(t, 1, got[1], 11)
+	wantResult(t, 3, got[3], 33)
+	if err := st.s.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-st.end; err != nil {
+		t.Errorf("the stream ended with %v after CloseSend, want OK", err)
+	}
+}
+
+// TestCallsManyInFlight: many calls sent at once, half asking for
+// progress, are each answered exactly once, and only those that asked get
+// progress, before their reply.
+func TestCallsManyInFlight(t *testing.T) {
+	st := openCalls(t, startPool(t))
+	const calls = 200
+	go func() {
+		for id := uint64(1); id <= calls; id++ {
+			st.call(id, idSteps, 3, id%2 == 0)
+		}
+	}()
+	replied := map[uint64]bool{}
+	progressed := map[uint64]float64{}
+	for len(replied) < calls {
+		a := st.next()
+		if replied[a.Id] {
+			t.Fatalf("answer %v after call %d's reply", a, a.Id)
+		}
+		switch ev := a.Event.(type) {
+		case *proto.CallAnswer_Progress:
+			if a.Id%2 == 1 {
+				t.Fatalf("progress %v for call %d, which did not ask for it", ev.Progress, a.Id)
+			}
+			if ev.Progress.Done <= progressed[a.Id] || ev.Progress.GetTotal() != 3 || ev.Progress.Message != "step" {
+				t.Fatalf("call %d: progress %v after done %v", a.Id, ev.Progress, progressed[a.Id])
+			}
+			progressed[a.Id] = ev.Progress.Done
+		case *proto.CallAnswer_Reply:
+			if a.Id < 1 || a.Id > calls {
+				t.Fatalf("reply for call %d, which was not sent", a.Id)
+			}
+			wantResult(t, a.Id, ev.Reply, 3)
+			replied[a.Id] = true
+			// Reports may merge, but the latest goes before the reply.
+			if a.Id%2 == 0 && progressed[a.Id] != 3 {
+				t.Errorf("call %d replied after progress %v, want 3", a.Id, progressed[a.Id])
+			}
+		default:
+			t.Fatalf("answer %v has no event", a)
+		}
+	}
+}
+
+// TestCallsCancel: Python cannot stop a thread, so a cancelled call runs
+// on, but a function that asks nexus.cancelled() stops early, and either
+// way the call's reply comes, saying it was cancelled. A cancellation of a
+// call no longer in flight changes nothing.
+func TestCallsCancel(t *testing.T) {
+	st := openCalls(t, startPool(t))
+	st.call(1, idBlock, 1, false)    // notices the cancellation
+	st.call(2, idStubborn, 2, false) // does not
+	st.cancelCall(1)
+	st.cancelCall(2)
+	st.cancelCall(99) // never sent
+	// A stream's messages are handled in order: the cancellations have
+	// reached their calls before this one runs.
+	st.call(3, idUnstick, 3, false)
+	got := map[uint64]*proto.CallReply{}
+	for range 3 {
+		id, r := st.reply()
+		got[id] = r
+	}
+	for _, id := range []uint64{1, 2} {
+		if r := got[id]; r == nil || !strings.Contains(r.Error, "cancelled") || len(r.Result) != 0 {
+			t.Errorf("call %d: reply %v, want an error saying it was cancelled", id, r)
+		}
+	}
+	wantResult(t, 3, got[3], 3)
+	// Block's gate is still closed: call 1 ended by noticing.
+	st.call(4, idEcho, 4, false)
+	st.cancelCall(4) // before or after its end: either way one reply
+	if id, r := st.reply(); id != 4 || !(bytes.Equal(r.Result, []byte{4}) && r.Error == "" || strings.Contains(r.Error, "cancelled")) {
+		t.Errorf("call %d: reply %v, want call 4's result or its cancellation", id, r)
+	}
+	st.call(5, idEcho, 5, false)
+	id, r := st.reply()
+	wantResult(t, id, r, 5)
+}
+
+// TestCallsFunctionRaises: what a function raises is its call's error
+// reply; the stream serves on.
+func TestCallsFunctionRaises(t *testing.T) {
+	st := openCalls(t, startPool(t))
+	st.call(1, idBoom, 7, false)
+	id, r := st.reply()
+	if id != 1 || !strings.HasPrefix(r.Error, "ValueError: boom 7\n") || !strings.Contains(r.Error, "in boom") {
+		t.Errorf("call %d: reply %v, want the ValueError with its traceback", id, r)
+	}
+	st.call(1, idEcho, 8, false) // the id is free once answered
+	id, r = st.reply()
+	wantResult(t, id, r, 8)
+}
+
+// TestCallsStreamClosedMidCall: a client that closes its side while calls
+// run still gets their replies, then the stream's end; a client that
+// cancels the stream ends it at once, the call running on in the pool,
+// which serves other streams and the health check as before.
+func TestCallsStreamClosedMidCall(t *testing.T) {
+	conn := startPool(t)
+
+	st := openCalls(t, conn)
+	st.call(1, idStubborn, 100, false)
+	if err := st.s.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	unstick := openCalls(t, conn)
+	unstick.call(1, idUnstick, 1, false)
+	unstick.reply()
+	id, r := st.reply()
+	wantResult(t, id, r, 100)
+	if err := <-st.end; err != nil {
+		t.Errorf("the stream ended with %v after CloseSend, want OK", err)
+	}
+
+	cut := openCalls(t, conn)
+	cut.call(1, idBlock, 1, false)
+	cut.call(2, idEcho, 2, false)
+	if id, _ := cut.reply(); id != 2 {
+		t.Fatalf("reply for call %d, want 2", id)
+	}
+	cut.cancel() // while call 1 blocks
+	for range cut.answers {
+		// Drained: an answer may have been on its way.
+	}
+	if err := <-cut.end; err == nil {
+		t.Error("a cancelled stream ended with status OK")
+	}
+
+	other := openCalls(t, conn)
+	other.call(1, idRelease, 5, false)
+	id, r = other.reply()
+	wantResult(t, id, r, 5)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "plugin"})
+	if err != nil || h.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health after a cancelled stream: %v, %v", h, err)
+	}
+}
+
+// TestCallsMalformed: a message with neither a call nor a cancellation
+// is the nexus's bug: it ends the stream with INTERNAL, naming it.
+func TestCallsMalformed(t *testing.T) {
+	st := openCalls(t, startPool(t))
+	st.send(&proto.CallMessage{Id: 4})
+	for range st.answers {
+	}
+	if err := <-st.end; err == nil || !strings.Contains(err.Error(), "Internal") || !strings.Contains(err.Error(), "CallMessage 4 holds neither") {
+		t.Errorf("the stream ended with %v, want INTERNAL naming message 4", err)
+	}
+}
