@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +20,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/nexus-run/nexus/internal/codegen/python"
 	"github.com/nexus-run/nexus/internal/pooltest"
@@ -34,6 +39,8 @@ const (
 	idStubborn        // waits for unstick, ignoring cancellation, returns its argument
 	idUnstick         // lets every stubborn return, returns its argument
 	idBoom            // raises ValueError
+	idFsum            // [Real] -> Real: the sum of a plain list of floats
+	idIsum            // [Int] -> Int: the sum of a plain list of ints
 )
 
 const callsModule = `
@@ -81,12 +88,24 @@ def unstick(x):
 
 def boom(x):
     raise ValueError(f"boom {x}")
+
+
+def fsum(xs):
+    if type(xs) is not list or any(type(x) is not float for x in xs):
+        raise TypeError(f"not a list of floats: {xs!r}")
+    return sum(xs)
+
+
+def isum(xs):
+    if type(xs) is not list or any(type(x) is not int for x in xs):
+        raise TypeError(f"not a list of ints: {xs!r}")
+    return sum(xs)
 `
 
 // startPool builds the test program's Python pool, starts it as go-plugin
 // would, and returns a connection to it; the pool is killed when the test
 // ends.
-func startPool(t *testing.T) *grpc.ClientConn {
+func startPool(t testing.TB) *grpc.ClientConn {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
@@ -104,6 +123,8 @@ func startPool(t *testing.T) *grpc.ClientConn {
 	}
 	m, err := pooltest.Program(root, manifest.Python, src, python.Write, []pooltest.Fn{
 		intFn("echo"), intFn("steps"), intFn("block"), intFn("release"), intFn("stubborn"), intFn("unstick"), intFn("boom"),
+		{Source: "fsum", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.RealType},
+		{Source: "isum", Args: []*types.Type{types.ListOf(types.IntType)}, Return: types.IntType},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +177,7 @@ func startPool(t *testing.T) *grpc.ClientConn {
 
 // stream is one Calls stream, its answers read into a channel.
 type stream struct {
-	t       *testing.T
+	t       testing.TB
 	s       proto.Pool_CallsClient
 	cancel  context.CancelFunc
 	mu      sync.Mutex // serializes Send
@@ -164,7 +185,7 @@ type stream struct {
 	end     chan error // the stream's end: nil for status OK
 }
 
-func openCalls(t *testing.T, conn *grpc.ClientConn) *stream {
+func openCalls(t testing.TB, conn *grpc.ClientConn) *stream {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -423,5 +444,89 @@ func TestCallsMalformed(t *testing.T) {
 	}
 	if err := <-st.end; err == nil || !strings.Contains(err.Error(), "Internal") || !strings.Contains(err.Error(), "CallMessage 4 holds neither") {
 		t.Errorf("the stream ended with %v, want INTERNAL naming message 4", err)
+	}
+}
+
+// BenchmarkPythonCall and BenchmarkPythonCalls time one small call
+// (echo), one at a time, with the unary Call and on the Calls stream.
+func BenchmarkPythonCall(b *testing.B) {
+	conn := startPool(b)
+	client := proto.NewPoolClient(conn)
+	ctx := context.Background()
+	req := &proto.CallRequest{Function: idEcho, Args: []byte{0x91, 0x07}}
+	for b.Loop() {
+		if r, err := client.Call(ctx, req); err != nil || r.Error != "" {
+			b.Fatal(r, err)
+		}
+	}
+}
+
+func BenchmarkPythonCalls(b *testing.B) {
+	st := openCalls(b, startPool(b))
+	var id uint64
+	for b.Loop() {
+		id++
+		st.call(id, idEcho, 7, false)
+		if got, r := st.reply(); got != id || r.Error != "" {
+			b.Fatal(got, r)
+		}
+	}
+}
+
+// TestCallsPackedLists: a [Real] or [Int] argument packed as a msgpack
+// extension (type 1: little-endian float64s, type 2: little-endian
+// int64s) reaches the function as the plain list today's msgpack array
+// gives it.
+func TestCallsPackedLists(t *testing.T) {
+	st := openCalls(t, startPool(t))
+	reals := []float64{0.5, 1.25, -3, math.Inf(1)}
+	ints := []int64{1, -1 << 62, 1<<62 + 5, math.MinInt64 + 10}
+	packedReals, packedInts := []byte{0x91, 0xc7, 32, 1}, []byte{0x91, 0xc7, 32, 2}
+	for i := range reals {
+		packedReals = binary.LittleEndian.AppendUint64(packedReals, math.Float64bits(reals[i]))
+		packedInts = binary.LittleEndian.AppendUint64(packedInts, uint64(ints[i]))
+	}
+	plain := func(v any) []byte {
+		b, err := msgpack.Marshal([]any{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := []struct {
+		name string
+		fn   uint32
+		args []byte
+		want any
+	}{
+		{"[Real] as an array", idFsum, plain(reals), math.Inf(1)},
+		{"[Real] packed", idFsum, packedReals, math.Inf(1)},
+		{"[Int] as an array", idIsum, plain(ints), int64(6 + math.MinInt64 + 10)},
+		{"[Int] packed", idIsum, packedInts, int64(6 + math.MinInt64 + 10)},
+		{"empty [Real] packed", idFsum, []byte{0x91, 0xc7, 0, 1}, 0.0},
+	}
+	for i, c := range cases {
+		st.send(&proto.CallMessage{Id: uint64(i), Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{
+			Request: &proto.CallRequest{Function: c.fn, Args: c.args},
+		}}})
+		id, r := st.reply()
+		if id != uint64(i) || r.Error != "" {
+			t.Errorf("%s: call %d: reply %v", c.name, id, r)
+			continue
+		}
+		var got any
+		if err := msgpack.Unmarshal(r.Result, &got); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: result %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A packed list of the wrong length fails its call, saying why.
+	st.send(&proto.CallMessage{Id: 9, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{
+		Request: &proto.CallRequest{Function: idFsum, Args: []byte{0x91, 0xc7, 3, 1, 0, 0, 0}},
+	}}})
+	if _, r := st.reply(); !strings.Contains(r.Error, "holds 3 bytes, not a whole number of 8-byte numbers") {
+		t.Errorf("a 3-byte packed list: reply %v", r)
 	}
 }

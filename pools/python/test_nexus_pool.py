@@ -262,7 +262,7 @@ class Calls(unittest.TestCase):
             0: service.Entry("steps", steps, [None], None, False),
             1: service.Entry("patient", patient, [], None, False),
             2: service.Entry("broken", broken, [], None, False),
-            3: service.Entry("total", lambda xs, ys: [sum(xs), sum(ys), type(xs).__name__], [None, None], None, False),
+            3: service.Entry("total", lambda xs, ys: [sum(xs), sum(ys), type(xs).__name__], [None, None], None, False, packed=True),
         }
         self.sent: list = []
         self.lock = threading.Lock()
@@ -344,6 +344,21 @@ class Calls(unittest.TestCase):
 
 
 class PackedLists(unittest.TestCase):
+    def test_may_pack(self) -> None:
+        records = {"R": (None, [("a", "str"), ("xs", ("optional", ("list", "int")))])}
+        for t, want in [
+            (("list", "real"), True),
+            (("list", "int"), True),
+            (("list", "str"), False),
+            ("real", False),
+            (("map", "str", ("tuple", ["str", ("list", "real")])), True),
+            (("list", ("list", "real")), True),
+            (("record", "R"), True),
+            (("map", "int", "real"), False),
+        ]:
+            with self.subTest(t):
+                self.assertEqual(convert.may_pack(t, records), want)
+
     def test_lists(self) -> None:
         got = convert.ext_list(convert.EXT_REALS, struct.pack("<2d", 1.5, float("inf")))
         self.assertEqual((got, type(got), type(got[0])), ([1.5, float("inf")], list, float))

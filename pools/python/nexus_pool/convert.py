@@ -174,6 +174,25 @@ def needs_pairs(t: Any, records: Records) -> bool:
     return False
 
 
+def may_pack(t: Any, records: Records) -> bool:
+    """Reports whether a value of type t holds a [Real] or [Int], which
+    the nexus may send packed (ext_list)."""
+    if isinstance(t, str):
+        return False
+    kind = t[0]
+    if kind == "list":
+        return t[1] in ("real", "int") or may_pack(t[1], records)
+    if kind == "optional":
+        return may_pack(t[1], records)
+    if kind == "map":
+        return may_pack(t[1], records) or may_pack(t[2], records)
+    if kind == "tuple":
+        return any(may_pack(it, records) for it in t[1])
+    if kind == "record":
+        return any(may_pack(ft, records) for _, ft in records[t[1]][1])
+    return False
+
+
 def pairs_to_dict(pairs: list) -> dict:
     """An object_pairs_hook for msgpack that makes list keys hashable."""
     return {_hashable(k): v for k, v in pairs}
