@@ -1,13 +1,10 @@
 package gopool_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/proto"
 )
 
@@ -36,54 +34,15 @@ func poolCommand(t *testing.T) []string {
 // client does, without the supervisor: the handshake line, the health
 // service, a call, and Shutdown, after which the pool exits by itself.
 func TestProtocol(t *testing.T) {
-	argv := poolCommand(t)
-	dir := t.TempDir()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(),
-		proto.MagicCookieKey+"="+proto.MagicCookieValue,
-		"PLUGIN_PROTOCOL_VERSIONS=1",
-		"PLUGIN_UNIX_SOCKET_DIR="+dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill() // in case the test failed before Shutdown
-		<-exited
-	})
-
-	r := bufio.NewReader(out)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("handshake: %v (stderr: %s)", err, stderr.String())
-	}
-	socket := filepath.Join(dir, "pool.sock")
-	if want := "1|1|unix|" + socket + "|grpc\n"; line != want {
-		t.Fatalf("handshake %q, want %q", line, want)
-	}
+	p := pooltest.StartPlugin(t, poolCommand(t))
 	// Nothing follows the handshake on stdout, even what init printed.
 	rest := make(chan string, 1)
 	go func() {
-		b, _ := io.ReadAll(r)
+		b, _ := io.ReadAll(p.Stdout)
 		rest <- string(b)
 	}()
 
-	conn, err := grpc.NewClient("unix:"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient("unix:"+p.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +72,9 @@ func TestProtocol(t *testing.T) {
 		t.Fatal("the pool's stdout did not end after Shutdown")
 	}
 	select {
-	case <-exited:
-		if waitErr != nil {
-			t.Errorf("the pool ended with %v after Shutdown, want exit status 0 (stderr: %s)", waitErr, stderr.String())
+	case <-p.Exited:
+		if p.Err != nil {
+			t.Errorf("the pool ended with %v after Shutdown, want exit status 0 (stderr: %s)", p.Err, p.Stderr.String())
 		}
 	case <-ctx.Done():
 		t.Fatal("the pool did not exit after Shutdown")

@@ -1,7 +1,6 @@
 package python_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -129,45 +128,8 @@ func startPool(t testing.TB) *grpc.ClientConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := m.PoolCommand(&m.Pools[0])
-	// Short, so that the socket path stays under the 107 bytes Unix allows.
-	dir, err := os.MkdirTemp("", "nexus-calls-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(),
-		proto.MagicCookieKey+"="+proto.MagicCookieValue,
-		"PLUGIN_PROTOCOL_VERSIONS=1",
-		"PLUGIN_UNIX_SOCKET_DIR="+dir,
-		"PYTHONDONTWRITEBYTECODE=1")
-	stderr := &pooltest.Buffer{}
-	cmd.Stderr = stderr
-	out, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("the pool's stderr:\n%s", stderr.String())
-		}
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	socket := filepath.Join(dir, "pool.sock")
-	if want := "1|1|unix|" + socket + "|grpc\n"; err != nil || line != want {
-		t.Fatalf("handshake %q, %v; want %q (stderr: %s)", line, err, want, stderr.String())
-	}
-	conn, err := grpc.NewClient("unix:"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	p := pooltest.StartPlugin(t, m.PoolCommand(&m.Pools[0]), "PYTHONDONTWRITEBYTECODE=1")
+	conn, err := grpc.NewClient("unix:"+p.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -334,6 +334,15 @@ class CoreServer:
         else:
             threading.Thread(target=self._poll, name="nexus-call", daemon=True).start()
 
+    def _send(self, call: Any, message: bytes, first: bool, tag: Any) -> None:
+        """Starts sending a streaming call's message, with the call's
+        initial metadata when it is the first; tag is called once it has
+        gone."""
+        ops: tuple = (self._send_message(message, 0),)
+        if first:
+            ops = (self._send_initial_metadata(None, 0), *ops)
+        call.start_server_batch(ops, tag)
+
     def _end(self, call: Any, code: int, details: str, started: bool = False) -> None:
         """Ends a call with a status and no reply; started says whether
         its initial metadata went already (with a streamed message)."""
@@ -373,12 +382,9 @@ class _Outbox:
 
     def _start(self, message: bytes) -> None:
         """Starts sending message. Called with _lock held."""
-        ops: tuple = (self._server._send_message(message, 0),)
-        if not self.started:
-            ops = (self._server._send_initial_metadata(None, 0), *ops)
-            self.started = True
+        self._server._send(self._call, message, not self.started, self._sent)
+        self.started = True
         self._busy = True
-        self._call.start_server_batch(ops, self._sent)
 
     def _sent(self, event: Any) -> None:
         """A message has gone (or the call ended, when not ok): send the
@@ -486,12 +492,9 @@ class _DuplexCall:
 
     def _start(self, message: bytes) -> None:
         """Starts sending message. Called with _lock held."""
-        ops: tuple = (self._server._send_message(message, 0),)
-        if not self._started:
-            ops = (self._server._send_initial_metadata(None, 0), *ops)
-            self._started = True
+        self._server._send(self._call, message, not self._started, self._sent)
+        self._started = True
         self._busy = True
-        self._call.start_server_batch(ops, self._sent)
 
     def _sent(self, event: Any) -> None:
         with self._lock:
