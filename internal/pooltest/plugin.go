@@ -14,6 +14,8 @@ import (
 // without a supervisor, for the tests of the pool protocol itself: the
 // handshake, the gRPC services, the pool's own exit.
 type Plugin struct {
+	// Pid is the pool's process id.
+	Pid int
 	// Socket is where the pool listens, as its handshake line said.
 	Socket string
 	// Stdout is the rest of the pool's stdout, after the handshake line.
@@ -58,6 +60,7 @@ func StartPlugin(t testing.TB, argv []string, env ...string) *Plugin {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.Pid = cmd.Process.Pid
 	exited := make(chan struct{})
 	p.Exited = exited
 	go func() {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/nexus-run/nexus/integration/procstat"
 	"github.com/nexus-run/nexus/internal/codegen/python"
 	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/manifest"
@@ -105,6 +106,12 @@ def isum(xs):
 // would, and returns a connection to it; the pool is killed when the test
 // ends.
 func startPool(t testing.TB) *grpc.ClientConn {
+	conn, _ := startPoolPid(t)
+	return conn
+}
+
+// startPoolPid is startPool, also returning the pool's process id.
+func startPoolPid(t testing.TB) (*grpc.ClientConn, int) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
@@ -134,7 +141,7 @@ func startPool(t testing.TB) *grpc.ClientConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return conn
+	return conn, p.Pid
 }
 
 // stream is one Calls stream, its answers read into a channel.
@@ -410,28 +417,43 @@ func TestCallsMalformed(t *testing.T) {
 }
 
 // BenchmarkPythonCall and BenchmarkPythonCalls time one small call
-// (echo), one at a time, with the unary Call and on the Calls stream.
+// (echo), one at a time, with the unary Call and on the Calls stream, and
+// report the pool's CPU time per call (pool-µs/op).
 func BenchmarkPythonCall(b *testing.B) {
-	conn := startPool(b)
+	conn, pid := startPoolPid(b)
 	client := proto.NewPoolClient(conn)
 	ctx := context.Background()
 	req := &proto.CallRequest{Function: idEcho, Args: []byte{0x91, 0x07}}
-	for b.Loop() {
+	poolCPU(b, pid, func() {
 		if r, err := client.Call(ctx, req); err != nil || r.Error != "" {
 			b.Fatal(r, err)
 		}
-	}
+	})
 }
 
 func BenchmarkPythonCalls(b *testing.B) {
-	st := openCalls(b, startPool(b))
+	conn, pid := startPoolPid(b)
+	st := openCalls(b, conn)
 	var id uint64
-	for b.Loop() {
+	poolCPU(b, pid, func() {
 		id++
 		st.call(id, idEcho, 7, false)
 		if got, r := st.reply(); got != id || r.Error != "" {
 			b.Fatal(got, r)
 		}
+	})
+}
+
+// poolCPU runs call b.N times and reports the CPU time process pid spent
+// per call.
+func poolCPU(b *testing.B, pid int, call func()) {
+	call() // the first call warms up both ends
+	before, ok := procstat.CPU(pid)
+	for b.Loop() {
+		call()
+	}
+	if after, ok2 := procstat.CPU(pid); ok && ok2 {
+		b.ReportMetric(float64((after-before).Microseconds())/float64(b.N), "pool-µs/op")
 	}
 }
 

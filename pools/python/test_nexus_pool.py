@@ -127,11 +127,11 @@ class Progress(unittest.TestCase):
 
     def test_cancelled(self) -> None:
         self.assertFalse(progress.cancelled())  # outside a call
-        flag = threading.Event()
+        flag = progress.Cancel()
         seen: list = []
         with progress.reporting(None, flag):
             seen.append(progress.cancelled())
-            flag.set()
+            flag.cancelled = True
             seen.append(progress.cancelled())
             other = threading.Thread(target=lambda: seen.append(progress.cancelled()))
             other.start()

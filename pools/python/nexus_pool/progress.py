@@ -60,13 +60,25 @@ def progress(done: float, total: Optional[float] = None, message: Optional[str] 
     send(wire.encode_progress(done_f, total_f, message or ""))
 
 
+class Cancel:
+    """Whether the nexus has cancelled one call: set by the call's stream
+    (from another thread), read by nexus.cancelled(). A plain attribute,
+    as a threading.Event would cost each call more than the rest of its
+    bookkeeping."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+
 def cancelled() -> bool:
     """Reports whether the nexus has cancelled the call this thread runs
     (its caller gave up: a timeout, an MCP cancellation). Always False
     outside a call, on another thread than the call's, and for calls the
     nexus sent without a way to cancel them (a pool called with Call)."""
-    flag: Optional[threading.Event] = getattr(_current, "cancel", None)
-    return flag is not None and flag.is_set()
+    flag: Optional[Cancel] = getattr(_current, "cancel", None)
+    return flag is not None and flag.cancelled
 
 
 class reporting:
@@ -78,7 +90,7 @@ class reporting:
     def __init__(
         self,
         send: Optional[Callable[[bytes], None]],
-        cancel: Optional[threading.Event] = None,
+        cancel: Optional[Cancel] = None,
     ) -> None:
         self._send = send
         self._cancel = cancel

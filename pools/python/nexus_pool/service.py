@@ -61,7 +61,7 @@ class Pool:
         the call; the function runs on (Python cannot stop a thread) unless
         it asks, and its reply, when it ends, is an error saying it was
         cancelled."""
-        cancels: dict[int, threading.Event] = {}  # the calls in flight
+        cancels: dict[int, progress.Cancel] = {}  # the calls in flight
         lock = threading.Lock()
 
         def handle(message: bytes) -> Optional[Callable[[], None]]:
@@ -73,9 +73,9 @@ class Pool:
                 with lock:
                     flag = cancels.get(m.id)
                 if flag is not None:  # else the call has ended already
-                    flag.set()
+                    flag.cancelled = True
                 return None
-            flag = threading.Event()
+            flag = progress.Cancel()
             with lock:
                 if m.id in cancels:
                     raise server.Abort(
@@ -97,7 +97,7 @@ class Pool:
                 finally:
                     with lock:
                         del cancels[m.id]
-                if flag.is_set():
+                if flag.cancelled:
                     reply = wire.encode_call_reply(error=CANCELLED)
                 send(wire.encode_reply_answer(m.id, reply))
 
