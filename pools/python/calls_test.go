@@ -30,7 +30,7 @@ import (
 	"github.com/nexus-run/nexus/proto"
 )
 
-// The test program's functions, all Int -> Int, by id.
+// The test program's functions, Int -> Int unless said otherwise, by id.
 const (
 	idEcho     = iota // returns its argument
 	idSteps           // reports n steps of progress, returns n
@@ -41,6 +41,7 @@ const (
 	idBoom            // raises ValueError
 	idFsum            // [Real] -> Real: the sum of a plain list of floats
 	idIsum            // [Int] -> Int: the sum of a plain list of ints
+	idSum             // [Real] -> Real: sum, nothing checked
 )
 
 const callsModule = `
@@ -96,6 +97,10 @@ def fsum(xs):
     return sum(xs)
 
 
+def total(xs):
+    return sum(xs)
+
+
 def isum(xs):
     if type(xs) is not list or any(type(x) is not int for x in xs):
         raise TypeError(f"not a list of ints: {xs!r}")
@@ -131,6 +136,7 @@ func startPoolPid(t testing.TB) (*grpc.ClientConn, int) {
 		intFn("echo"), intFn("steps"), intFn("block"), intFn("release"), intFn("stubborn"), intFn("unstick"), intFn("boom"),
 		{Source: "fsum", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.RealType},
 		{Source: "isum", Args: []*types.Type{types.ListOf(types.IntType)}, Return: types.IntType},
+		{Source: "total", Args: []*types.Type{types.ListOf(types.RealType)}, Return: types.RealType},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -442,6 +448,43 @@ func BenchmarkPythonCalls(b *testing.B) {
 			b.Fatal(got, r)
 		}
 	})
+}
+
+// BenchmarkPython100kReals times a call of total (sum) with 100,000 reals, sent
+// as today's msgpack array and packed (extension type 1).
+func BenchmarkPython100kReals(b *testing.B) {
+	conn, pid := startPoolPid(b)
+	st := openCalls(b, conn)
+	reals := make([]float64, 100_000)
+	for i := range reals {
+		reals[i] = float64(i) / 7
+	}
+	plain, err := msgpack.Marshal([]any{reals})
+	if err != nil {
+		b.Fatal(err)
+	}
+	packed := append([]byte{0x91, 0xc9}, binary.BigEndian.AppendUint32(nil, uint32(8*len(reals)))...)
+	packed = append(packed, 1)
+	for _, r := range reals {
+		packed = binary.LittleEndian.AppendUint64(packed, math.Float64bits(r))
+	}
+	for _, c := range []struct {
+		name string
+		args []byte
+	}{{"array", plain}, {"packed", packed}} {
+		b.Run(c.name, func(b *testing.B) {
+			var id uint64
+			poolCPU(b, pid, func() {
+				id++
+				st.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{
+					Request: &proto.CallRequest{Function: idSum, Args: c.args},
+				}}})
+				if got, r := st.reply(); got != id || r.Error != "" {
+					b.Fatal(got, r)
+				}
+			})
+		})
+	}
 }
 
 // poolCPU runs call b.N times and reports the CPU time process pid spent
