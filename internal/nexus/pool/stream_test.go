@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/pooltest"
@@ -37,7 +40,9 @@ const fakeAnswers = 3
 //
 //   - "unknown": before each reply, a reply to an id never sent;
 //   - "reverse": the replies of every fakeAnswers calls in reverse order;
-//   - "end": ends the stream, living on, when a call's argument is "end".
+//   - "end": ends the stream, living on, when a call's argument is "end";
+//   - "unary": does not serve the stream (UNIMPLEMENTED), only Call, as a
+//     runtime from before it.
 func fakePool(mode string) int {
 	dir := os.Getenv("PLUGIN_UNIX_SOCKET_DIR")
 	socket := filepath.Join(dir, "pool.sock")
@@ -64,7 +69,15 @@ type fakeServer struct {
 	mode string
 }
 
+// Call echoes, for the "unary" mode.
+func (f *fakeServer) Call(_ context.Context, req *proto.CallRequest) (*proto.CallReply, error) {
+	return &proto.CallReply{Result: req.GetArgs()[1:]}, nil
+}
+
 func (f *fakeServer) Calls(stream proto.Pool_CallsServer) error {
+	if f.mode == "unary" {
+		return status.Error(codes.Unimplemented, "method Calls not implemented")
+	}
 	reply := func(id uint64, args []byte) error {
 		// args is a msgpack array of one Str: the Str follows its header.
 		return stream.Send(&proto.CallAnswer{Id: id, Event: &proto.CallAnswer_Reply{Reply: &proto.CallReply{Result: args[1:]}}})
@@ -211,22 +224,36 @@ func TestStreamEndsWhilePoolLives(t *testing.T) {
 // runtime's) is called with Call and CallWithProgress, from the first
 // call on, however many come at once.
 func TestUnaryFallback(t *testing.T) {
-	m := program(t, "def ident(x):\n    return x\n", fn{Source: "ident", Args: []*types.Type{types.StrType}, Return: types.StrType})
+	m := fakeProgram(t, "unary")
 	s, _ := pooltest.Supervise(t, m, pool.Options{})
 	words := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	got, errs := echoAll(t, s, m, words...)
 	for i, w := range words {
 		if errs[i] != nil || got[i] != w {
-			t.Errorf("ident(%q) = %v, %v", w, got[i], errs[i])
+			t.Errorf("echo(%q) = %v, %v", w, got[i], errs[i])
 		}
 	}
-	if pool.Streaming(s, manifest.Python) {
-		t.Error("the Python pool's calls went on a stream it does not serve")
+	if pool.Streaming(s, manifest.Go) {
+		t.Error("the calls went on a stream the pool does not serve")
 	}
 	if st := s.Status()[0]; st.Replaced != 0 || st.Deaths != 0 {
 		t.Errorf("status %+v: the stream it does not serve cost the pool", st)
 	}
 	if _, err := pooltest.Call(t, s, m, 0, "again"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPythonStreams: the Python runtime serves the stream, and the
+// supervisor uses it (the Go runtime's tests are in pools/go; the C++
+// runtime's stream is what every C++ call of the integration tests uses).
+func TestPythonStreams(t *testing.T) {
+	m := program(t, "def ident(x):\n    return x\n", fn{Source: "ident", Args: []*types.Type{types.StrType}, Return: types.StrType})
+	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	if got, err := pooltest.Call(t, s, m, 0, "py"); err != nil || got != "py" {
+		t.Fatalf("ident: %v, %v", got, err)
+	}
+	if !pool.Streaming(s, manifest.Python) {
+		t.Error("the Python pool's calls did not go on the stream")
 	}
 }
