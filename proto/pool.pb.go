@@ -27,6 +27,284 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// CallMessage is one message of Calls from the nexus.
+type CallMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's id.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*CallMessage_Call
+	//	*CallMessage_Cancel
+	Kind          isCallMessage_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallMessage) Reset() {
+	*x = CallMessage{}
+	mi := &file_pool_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallMessage) ProtoMessage() {}
+
+func (x *CallMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_pool_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallMessage.ProtoReflect.Descriptor instead.
+func (*CallMessage) Descriptor() ([]byte, []int) {
+	return file_pool_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CallMessage) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CallMessage) GetKind() isCallMessage_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *CallMessage) GetCall() *StreamCall {
+	if x != nil {
+		if x, ok := x.Kind.(*CallMessage_Call); ok {
+			return x.Call
+		}
+	}
+	return nil
+}
+
+func (x *CallMessage) GetCancel() *Cancel {
+	if x != nil {
+		if x, ok := x.Kind.(*CallMessage_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return nil
+}
+
+type isCallMessage_Kind interface {
+	isCallMessage_Kind()
+}
+
+type CallMessage_Call struct {
+	// Run a function.
+	Call *StreamCall `protobuf:"bytes,2,opt,name=call,proto3,oneof"`
+}
+
+type CallMessage_Cancel struct {
+	// Stop the call id, where the language allows it.
+	Cancel *Cancel `protobuf:"bytes,3,opt,name=cancel,proto3,oneof"`
+}
+
+func (*CallMessage_Call) isCallMessage_Kind() {}
+
+func (*CallMessage_Cancel) isCallMessage_Kind() {}
+
+// StreamCall is a call on the Calls stream.
+type StreamCall struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Request *CallRequest           `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
+	// The caller wants the function's progress reports.
+	Progress      bool `protobuf:"varint,2,opt,name=progress,proto3" json:"progress,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamCall) Reset() {
+	*x = StreamCall{}
+	mi := &file_pool_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamCall) ProtoMessage() {}
+
+func (x *StreamCall) ProtoReflect() protoreflect.Message {
+	mi := &file_pool_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamCall.ProtoReflect.Descriptor instead.
+func (*StreamCall) Descriptor() ([]byte, []int) {
+	return file_pool_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *StreamCall) GetRequest() *CallRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *StreamCall) GetProgress() bool {
+	if x != nil {
+		return x.Progress
+	}
+	return false
+}
+
+// Cancel asks the pool to stop a call; it has no fields.
+type Cancel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Cancel) Reset() {
+	*x = Cancel{}
+	mi := &file_pool_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Cancel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Cancel) ProtoMessage() {}
+
+func (x *Cancel) ProtoReflect() protoreflect.Message {
+	mi := &file_pool_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
+func (*Cancel) Descriptor() ([]byte, []int) {
+	return file_pool_proto_rawDescGZIP(), []int{2}
+}
+
+// CallAnswer is one message of Calls from the pool.
+type CallAnswer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The id of the call it answers.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Types that are valid to be assigned to Event:
+	//
+	//	*CallAnswer_Progress
+	//	*CallAnswer_Reply
+	Event         isCallAnswer_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallAnswer) Reset() {
+	*x = CallAnswer{}
+	mi := &file_pool_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallAnswer) ProtoMessage() {}
+
+func (x *CallAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_pool_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallAnswer.ProtoReflect.Descriptor instead.
+func (*CallAnswer) Descriptor() ([]byte, []int) {
+	return file_pool_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CallAnswer) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CallAnswer) GetEvent() isCallAnswer_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *CallAnswer) GetProgress() *Progress {
+	if x != nil {
+		if x, ok := x.Event.(*CallAnswer_Progress); ok {
+			return x.Progress
+		}
+	}
+	return nil
+}
+
+func (x *CallAnswer) GetReply() *CallReply {
+	if x != nil {
+		if x, ok := x.Event.(*CallAnswer_Reply); ok {
+			return x.Reply
+		}
+	}
+	return nil
+}
+
+type isCallAnswer_Event interface {
+	isCallAnswer_Event()
+}
+
+type CallAnswer_Progress struct {
+	Progress *Progress `protobuf:"bytes,2,opt,name=progress,proto3,oneof"`
+}
+
+type CallAnswer_Reply struct {
+	// The call's outcome: its last answer.
+	Reply *CallReply `protobuf:"bytes,3,opt,name=reply,proto3,oneof"`
+}
+
+func (*CallAnswer_Progress) isCallAnswer_Event() {}
+
+func (*CallAnswer_Reply) isCallAnswer_Event() {}
+
 type CallRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The function's id in the manifest.
@@ -39,7 +317,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_pool_proto_msgTypes[0]
+	mi := &file_pool_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -51,7 +329,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pool_proto_msgTypes[0]
+	mi := &file_pool_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -64,7 +342,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_pool_proto_rawDescGZIP(), []int{0}
+	return file_pool_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CallRequest) GetFunction() uint32 {
@@ -93,7 +371,7 @@ type CallReply struct {
 
 func (x *CallReply) Reset() {
 	*x = CallReply{}
-	mi := &file_pool_proto_msgTypes[1]
+	mi := &file_pool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -105,7 +383,7 @@ func (x *CallReply) String() string {
 func (*CallReply) ProtoMessage() {}
 
 func (x *CallReply) ProtoReflect() protoreflect.Message {
-	mi := &file_pool_proto_msgTypes[1]
+	mi := &file_pool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -118,7 +396,7 @@ func (x *CallReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallReply.ProtoReflect.Descriptor instead.
 func (*CallReply) Descriptor() ([]byte, []int) {
-	return file_pool_proto_rawDescGZIP(), []int{1}
+	return file_pool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CallReply) GetResult() []byte {
@@ -150,7 +428,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_pool_proto_msgTypes[2]
+	mi := &file_pool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -162,7 +440,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_pool_proto_msgTypes[2]
+	mi := &file_pool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -175,7 +453,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_pool_proto_rawDescGZIP(), []int{2}
+	return file_pool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Progress) GetDone() float64 {
@@ -213,7 +491,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_pool_proto_msgTypes[3]
+	mi := &file_pool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -225,7 +503,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pool_proto_msgTypes[3]
+	mi := &file_pool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -238,7 +516,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_pool_proto_rawDescGZIP(), []int{3}
+	return file_pool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -289,7 +567,23 @@ const file_pool_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
 	"pool.proto\x12\n" +
-	"nexus.pool\"=\n" +
+	"nexus.pool\"\x81\x01\n" +
+	"\vCallMessage\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12,\n" +
+	"\x04call\x18\x02 \x01(\v2\x16.nexus.pool.StreamCallH\x00R\x04call\x12,\n" +
+	"\x06cancel\x18\x03 \x01(\v2\x12.nexus.pool.CancelH\x00R\x06cancelB\x06\n" +
+	"\x04kind\"[\n" +
+	"\n" +
+	"StreamCall\x121\n" +
+	"\arequest\x18\x01 \x01(\v2\x17.nexus.pool.CallRequestR\arequest\x12\x1a\n" +
+	"\bprogress\x18\x02 \x01(\bR\bprogress\"\b\n" +
+	"\x06Cancel\"\x88\x01\n" +
+	"\n" +
+	"CallAnswer\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x122\n" +
+	"\bprogress\x18\x02 \x01(\v2\x14.nexus.pool.ProgressH\x00R\bprogress\x12-\n" +
+	"\x05reply\x18\x03 \x01(\v2\x15.nexus.pool.CallReplyH\x00R\x05replyB\a\n" +
+	"\x05event\"=\n" +
 	"\vCallRequest\x12\x1a\n" +
 	"\bfunction\x18\x01 \x01(\rR\bfunction\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\fR\x04args\"9\n" +
@@ -304,10 +598,11 @@ const file_pool_proto_rawDesc = "" +
 	"\tCallEvent\x122\n" +
 	"\bprogress\x18\x01 \x01(\v2\x14.nexus.pool.ProgressH\x00R\bprogress\x12-\n" +
 	"\x05reply\x18\x02 \x01(\v2\x15.nexus.pool.CallReplyH\x00R\x05replyB\a\n" +
-	"\x05event2\x84\x01\n" +
+	"\x05event2\xc2\x01\n" +
 	"\x04Pool\x126\n" +
 	"\x04Call\x12\x17.nexus.pool.CallRequest\x1a\x15.nexus.pool.CallReply\x12D\n" +
-	"\x10CallWithProgress\x12\x17.nexus.pool.CallRequest\x1a\x15.nexus.pool.CallEvent0\x01B\"Z github.com/nexus-run/nexus/protob\x06proto3"
+	"\x10CallWithProgress\x12\x17.nexus.pool.CallRequest\x1a\x15.nexus.pool.CallEvent0\x01\x12<\n" +
+	"\x05Calls\x12\x17.nexus.pool.CallMessage\x1a\x16.nexus.pool.CallAnswer(\x010\x01B\"Z github.com/nexus-run/nexus/protob\x06proto3"
 
 var (
 	file_pool_proto_rawDescOnce sync.Once
@@ -321,25 +616,36 @@ func file_pool_proto_rawDescGZIP() []byte {
 	return file_pool_proto_rawDescData
 }
 
-var file_pool_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_pool_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_pool_proto_goTypes = []any{
-	(*CallRequest)(nil), // 0: nexus.pool.CallRequest
-	(*CallReply)(nil),   // 1: nexus.pool.CallReply
-	(*Progress)(nil),    // 2: nexus.pool.Progress
-	(*CallEvent)(nil),   // 3: nexus.pool.CallEvent
+	(*CallMessage)(nil), // 0: nexus.pool.CallMessage
+	(*StreamCall)(nil),  // 1: nexus.pool.StreamCall
+	(*Cancel)(nil),      // 2: nexus.pool.Cancel
+	(*CallAnswer)(nil),  // 3: nexus.pool.CallAnswer
+	(*CallRequest)(nil), // 4: nexus.pool.CallRequest
+	(*CallReply)(nil),   // 5: nexus.pool.CallReply
+	(*Progress)(nil),    // 6: nexus.pool.Progress
+	(*CallEvent)(nil),   // 7: nexus.pool.CallEvent
 }
 var file_pool_proto_depIdxs = []int32{
-	2, // 0: nexus.pool.CallEvent.progress:type_name -> nexus.pool.Progress
-	1, // 1: nexus.pool.CallEvent.reply:type_name -> nexus.pool.CallReply
-	0, // 2: nexus.pool.Pool.Call:input_type -> nexus.pool.CallRequest
-	0, // 3: nexus.pool.Pool.CallWithProgress:input_type -> nexus.pool.CallRequest
-	1, // 4: nexus.pool.Pool.Call:output_type -> nexus.pool.CallReply
-	3, // 5: nexus.pool.Pool.CallWithProgress:output_type -> nexus.pool.CallEvent
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	1,  // 0: nexus.pool.CallMessage.call:type_name -> nexus.pool.StreamCall
+	2,  // 1: nexus.pool.CallMessage.cancel:type_name -> nexus.pool.Cancel
+	4,  // 2: nexus.pool.StreamCall.request:type_name -> nexus.pool.CallRequest
+	6,  // 3: nexus.pool.CallAnswer.progress:type_name -> nexus.pool.Progress
+	5,  // 4: nexus.pool.CallAnswer.reply:type_name -> nexus.pool.CallReply
+	6,  // 5: nexus.pool.CallEvent.progress:type_name -> nexus.pool.Progress
+	5,  // 6: nexus.pool.CallEvent.reply:type_name -> nexus.pool.CallReply
+	4,  // 7: nexus.pool.Pool.Call:input_type -> nexus.pool.CallRequest
+	4,  // 8: nexus.pool.Pool.CallWithProgress:input_type -> nexus.pool.CallRequest
+	0,  // 9: nexus.pool.Pool.Calls:input_type -> nexus.pool.CallMessage
+	5,  // 10: nexus.pool.Pool.Call:output_type -> nexus.pool.CallReply
+	7,  // 11: nexus.pool.Pool.CallWithProgress:output_type -> nexus.pool.CallEvent
+	3,  // 12: nexus.pool.Pool.Calls:output_type -> nexus.pool.CallAnswer
+	10, // [10:13] is the sub-list for method output_type
+	7,  // [7:10] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_pool_proto_init() }
@@ -347,8 +653,16 @@ func file_pool_proto_init() {
 	if File_pool_proto != nil {
 		return
 	}
-	file_pool_proto_msgTypes[2].OneofWrappers = []any{}
+	file_pool_proto_msgTypes[0].OneofWrappers = []any{
+		(*CallMessage_Call)(nil),
+		(*CallMessage_Cancel)(nil),
+	}
 	file_pool_proto_msgTypes[3].OneofWrappers = []any{
+		(*CallAnswer_Progress)(nil),
+		(*CallAnswer_Reply)(nil),
+	}
+	file_pool_proto_msgTypes[6].OneofWrappers = []any{}
+	file_pool_proto_msgTypes[7].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Reply)(nil),
 	}
@@ -358,7 +672,7 @@ func file_pool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pool_proto_rawDesc), len(file_pool_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Pool_Call_FullMethodName             = "/nexus.pool.Pool/Call"
 	Pool_CallWithProgress_FullMethodName = "/nexus.pool.Pool/CallWithProgress"
+	Pool_Calls_FullMethodName            = "/nexus.pool.Pool/Calls"
 )
 
 // PoolClient is the client API for Pool service.
@@ -41,6 +42,19 @@ type PoolClient interface {
 	// a caller that asked for progress, so that other calls keep Call's
 	// cost.
 	CallWithProgress(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallEvent], error)
+	// Calls carries every call of one pool connection for as long as it
+	// lives, instead of an RPC per call: the nexus sends a CallMessage per
+	// call and per cancellation, each with the call's id (unique among the
+	// calls in flight on the stream); the pool answers each call with zero
+	// or more progress events (only when the call asked for them) and then
+	// exactly one reply, each tagged with that id, calls answered in any
+	// order. A cancellation asks the pool to stop the call where its
+	// language allows it; the call's reply still comes (its error saying it
+	// was cancelled, or its result if it ended first), so that the nexus
+	// counts it until it has really ended. The stream's end or failure ends
+	// every call in flight on it. A pool that does not serve Calls
+	// (UNIMPLEMENTED) is called with Call and CallWithProgress instead.
+	Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CallMessage, CallAnswer], error)
 }
 
 type poolClient struct {
@@ -80,6 +94,19 @@ func (c *poolClient) CallWithProgress(ctx context.Context, in *CallRequest, opts
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Pool_CallWithProgressClient = grpc.ServerStreamingClient[CallEvent]
 
+func (c *poolClient) Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CallMessage, CallAnswer], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Pool_ServiceDesc.Streams[1], Pool_Calls_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[CallMessage, CallAnswer]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Pool_CallsClient = grpc.BidiStreamingClient[CallMessage, CallAnswer]
+
 // PoolServer is the server API for Pool service.
 // All implementations must embed UnimplementedPoolServer
 // for forward compatibility.
@@ -92,6 +119,19 @@ type PoolServer interface {
 	// a caller that asked for progress, so that other calls keep Call's
 	// cost.
 	CallWithProgress(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error
+	// Calls carries every call of one pool connection for as long as it
+	// lives, instead of an RPC per call: the nexus sends a CallMessage per
+	// call and per cancellation, each with the call's id (unique among the
+	// calls in flight on the stream); the pool answers each call with zero
+	// or more progress events (only when the call asked for them) and then
+	// exactly one reply, each tagged with that id, calls answered in any
+	// order. A cancellation asks the pool to stop the call where its
+	// language allows it; the call's reply still comes (its error saying it
+	// was cancelled, or its result if it ended first), so that the nexus
+	// counts it until it has really ended. The stream's end or failure ends
+	// every call in flight on it. A pool that does not serve Calls
+	// (UNIMPLEMENTED) is called with Call and CallWithProgress instead.
+	Calls(grpc.BidiStreamingServer[CallMessage, CallAnswer]) error
 	mustEmbedUnimplementedPoolServer()
 }
 
@@ -107,6 +147,9 @@ func (UnimplementedPoolServer) Call(context.Context, *CallRequest) (*CallReply, 
 }
 func (UnimplementedPoolServer) CallWithProgress(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error {
 	return status.Error(codes.Unimplemented, "method CallWithProgress not implemented")
+}
+func (UnimplementedPoolServer) Calls(grpc.BidiStreamingServer[CallMessage, CallAnswer]) error {
+	return status.Error(codes.Unimplemented, "method Calls not implemented")
 }
 func (UnimplementedPoolServer) mustEmbedUnimplementedPoolServer() {}
 func (UnimplementedPoolServer) testEmbeddedByValue()              {}
@@ -158,6 +201,13 @@ func _Pool_CallWithProgress_Handler(srv interface{}, stream grpc.ServerStream) e
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Pool_CallWithProgressServer = grpc.ServerStreamingServer[CallEvent]
 
+func _Pool_Calls_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(PoolServer).Calls(&grpc.GenericServerStream[CallMessage, CallAnswer]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Pool_CallsServer = grpc.BidiStreamingServer[CallMessage, CallAnswer]
+
 // Pool_ServiceDesc is the grpc.ServiceDesc for Pool service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -175,6 +225,12 @@ var Pool_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "CallWithProgress",
 			Handler:       _Pool_CallWithProgress_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "Calls",
+			Handler:       _Pool_Calls_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "pool.proto",

@@ -3,7 +3,8 @@
 // checked for leftovers (child processes, files in its socket folder).
 // The pool runtimes' tests and the supervisor's own use it; its Buffer
 // serves the integration tests and benchmarks too, and Compile the tests
-// of what sits above the pools (tools, MCP).
+// of what sits above the pools (tools, MCP). Launch starts a pool without
+// the supervisor, for tests that speak the pool protocol themselves.
 package pooltest
 
 import (

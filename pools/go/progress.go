@@ -28,20 +28,21 @@ import (
 // dropped.
 func Progress(ctx context.Context, done, total float64, message string) {
 	if r, ok := ctx.Value(reporterKey{}).(*reporter); ok {
-		r.send(done, total, message)
+		r.report(done, total, message)
 	}
 }
 
 type reporterKey struct{}
 
-// reporter sends one call's progress events on its stream.
+// reporter sends one call's progress events: on its CallWithProgress
+// stream, or on the Calls stream tagged with its id.
 type reporter struct {
 	mu     sync.Mutex
-	stream proto.Pool_CallWithProgressServer
+	send   func(*proto.Progress)
 	closed bool // the reply is being sent: no more events
 }
 
-func (r *reporter) send(done, total float64, message string) {
+func (r *reporter) report(done, total float64, message string) {
 	p := &proto.Progress{Done: done, Message: message}
 	if total > 0 {
 		p.Total = &total
@@ -51,9 +52,7 @@ func (r *reporter) send(done, total float64, message string) {
 	if r.closed {
 		return
 	}
-	// A failed send means the nexus left the call; the reply's send will
-	// fail the same way, and the function need not know.
-	_ = r.stream.Send(&proto.CallEvent{Event: &proto.CallEvent_Progress{Progress: p}})
+	r.send(p)
 }
 
 // close ends the reports: the reply goes next, and nothing may follow it.
@@ -66,7 +65,11 @@ func (r *reporter) close() {
 // CallWithProgress runs a call as Call does, sending the function's
 // progress reports before its reply.
 func (s *server) CallWithProgress(req *proto.CallRequest, stream proto.Pool_CallWithProgressServer) error {
-	r := &reporter{stream: stream}
+	r := &reporter{send: func(p *proto.Progress) {
+		// A failed send means the nexus left the call; the reply's send
+		// will fail the same way, and the function need not know.
+		_ = stream.Send(&proto.CallEvent{Event: &proto.CallEvent_Progress{Progress: p}})
+	}}
 	reply := s.call(context.WithValue(stream.Context(), reporterKey{}, r), req)
 	r.close()
 	return stream.Send(&proto.CallEvent{Event: &proto.CallEvent_Reply{Reply: reply}})

@@ -5,13 +5,15 @@ test does)."""
 
 import dataclasses
 import os
+import queue
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import unittest
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import grpc
 
@@ -44,11 +46,46 @@ class Wire(unittest.TestCase):
         # CallEvent{progress: {done: 1, total: 3, message: "hi"}}, as Go's
         # protobuf encodes it.
         self.assertEqual(
-            wire.encode_progress_event(1.0, 3.0, "hi").hex(),
+            wire.encode_progress_event(wire.encode_progress(1.0, 3.0, "hi")).hex(),
             "0a1609000000000000f03f1100000000000008401a026869",
         )
-        self.assertEqual(wire.encode_progress_event(0.5, None, "").hex(), "0a0909000000000000e03f")
+        self.assertEqual(wire.encode_progress_event(wire.encode_progress(0.5, None, "")).hex(), "0a0909000000000000e03f")
         self.assertEqual(wire.encode_reply_event(b"\x0a\x01\xc0"), b"\x12\x03\x0a\x01\xc0")
+
+    def test_call_message(self) -> None:
+        # The bytes Go's protobuf encodes (github.com/nexus-run/nexus/proto,
+        # proto.Marshal) for each CallMessage.
+        cases = [
+            # {id: 300, call: {request: {function: 7, args: 0x9101}, progress: true}}
+            ("08ac02120a0a060807120291011001", (300, wire.CALL, "08071202 9101", True)),
+            # {id: 5, cancel: {}}
+            ("08051a00", (5, wire.CANCEL, "", False)),
+            # {call: {request: {}}}: every field at its default
+            ("12020a00", (0, wire.CALL, "", False)),
+            # {id: 9, call: {}}: no request
+            ("08091200", (9, wire.CALL, "", False)),
+        ]
+        for data, (id_, kind, request, progress_) in cases:
+            with self.subTest(data):
+                m = wire.decode_call_message(bytes.fromhex(data))
+                self.assertEqual((m.id, m.kind, bytes(m.request), m.progress), (id_, kind, bytes.fromhex(request), progress_))
+        fid, args = wire.decode_call_request(wire.decode_call_message(bytes.fromhex(cases[0][0])).request)
+        self.assertEqual((fid, bytes(args)), (7, b"\x91\x01"))
+        for bad in ["0805", "08051201", "0805220100"]:  # no kind, a truncated call, an unknown field only
+            with self.subTest(bad), self.assertRaises(ValueError):
+                wire.decode_call_message(bytes.fromhex(bad))
+
+    def test_call_answer(self) -> None:
+        # The bytes Go's protobuf encodes for each CallAnswer.
+        self.assertEqual(
+            wire.encode_progress_answer(300, wire.encode_progress(1.0, 3.0, "hi")).hex(),
+            "08ac02121609000000000000f03f1100000000000008401a026869",
+        )
+        self.assertEqual(wire.encode_reply_answer(0, wire.encode_call_reply(result=b"\xc0")).hex(), "1a030a01c0")
+        self.assertEqual(
+            wire.encode_reply_answer(2**64 - 1, wire.encode_call_reply(error="é")).hex(),
+            "08ffffffffffffffffff011a041202c3a9",
+        )
 
     def test_truncated(self) -> None:
         with self.assertRaises(ValueError):
@@ -66,7 +103,7 @@ class Progress(unittest.TestCase):
             progress.progress(2)
             progress.progress(float("nan"))  # not a number: dropped
         progress.progress(3, 3)  # after the call: dropped
-        self.assertEqual(sent, [wire.encode_progress_event(1.0, 3.0, "one"), wire.encode_progress_event(2.0, None, "")])
+        self.assertEqual(sent, [wire.encode_progress(1.0, 3.0, "one"), wire.encode_progress(2.0, None, "")])
 
     def test_other_threads_report_nothing(self) -> None:
         sent: list = []
@@ -87,6 +124,23 @@ class Progress(unittest.TestCase):
             with self.assertRaises(ValueError) as caught:
                 progress.progress(10**400)
         self.assertIn("nexus.progress: ", str(caught.exception))
+
+    def test_cancelled(self) -> None:
+        self.assertFalse(progress.cancelled())  # outside a call
+        flag = progress.Cancel()
+        seen: list = []
+        with progress.reporting(None, flag):
+            seen.append(progress.cancelled())
+            flag.cancelled = True
+            seen.append(progress.cancelled())
+            other = threading.Thread(target=lambda: seen.append(progress.cancelled()))
+            other.start()
+            other.join()
+        seen.append(progress.cancelled())
+        # The call's own thread sees the cancellation; another thread and
+        # the time after the call do not.
+        self.assertEqual(seen, [False, True, False, False])
+        self.assertIs(progress.module().cancelled, progress.cancelled)
 
     def test_total_not_known(self) -> None:
         # A total that is NaN, infinite or not above 0 is sent as it is, the
@@ -162,6 +216,163 @@ class Convert(unittest.TestCase):
             convert.plain(object())
 
 
+def call_message(id_: int, fid: int, args: bytes, want_progress: bool = False) -> bytes:
+    """An encoded CallMessage with a call, as the nexus sends it (the
+    field layout the Wire tests check against Go's bytes)."""
+    request = b"\x08" + bytes([fid]) + b"\x12" + bytes([len(args)]) + args
+    call = b"\x0a" + bytes([len(request)]) + request + (b"\x10\x01" if want_progress else b"")
+    return b"\x08" + bytes([id_]) + b"\x12" + bytes([len(call)]) + call
+
+
+def cancel_message(id_: int) -> bytes:
+    return b"\x08" + bytes([id_]) + b"\x1a\x00"
+
+
+def decode_answer(data: bytes) -> tuple:
+    """(id, "progress" or "reply", the inner message) of a CallAnswer."""
+    f = wire._fields(data)
+    if 2 in f:
+        return f.get(1, 0), "progress", bytes(f[2])
+    return f.get(1, 0), "reply", bytes(f[3])
+
+
+class Calls(unittest.TestCase):
+    """Pool.calls, the Calls stream's handler, driven directly."""
+
+    def setUp(self) -> None:
+        self.started = threading.Event()
+        self.stop = threading.Event()
+
+        def steps(n: int) -> int:
+            for i in range(n):
+                progress.progress(i + 1, n)
+            return n
+
+        def patient() -> str:
+            self.started.set()
+            for _ in range(1000):  # bounded: 10 s
+                if progress.cancelled() or self.stop.wait(0.01):
+                    break
+            return "stopped" if progress.cancelled() else "ran on"
+
+        def broken() -> None:
+            raise ValueError("no good")
+
+        table = {
+            0: service.Entry("steps", steps, [None], None, False),
+            1: service.Entry("patient", patient, [], None, False),
+            2: service.Entry("broken", broken, [], None, False),
+            3: service.Entry("total", lambda xs, ys: [sum(xs), sum(ys), type(xs).__name__], [None, None], None, False, packed=True),
+        }
+        self.sent: list = []
+        self.lock = threading.Lock()
+
+        def send(message: bytes, key: Any = None) -> None:
+            with self.lock:
+                self.sent.append(decode_answer(message))
+
+        self.handle = service.Pool(table).calls(send)
+
+    def run_message(self, message: bytes) -> None:
+        work = self.handle(message)
+        if work is not None:
+            work()
+
+    def test_progress_only_when_asked(self) -> None:
+        self.run_message(call_message(1, 0, b"\x91\x02"))
+        self.run_message(call_message(2, 0, b"\x91\x02", want_progress=True))
+        self.assertEqual(self.sent, [
+            (1, "reply", wire.encode_call_reply(result=b"\x02")),
+            (2, "progress", wire.encode_progress(1.0, 2.0, "")),
+            (2, "progress", wire.encode_progress(2.0, 2.0, "")),
+            (2, "reply", wire.encode_call_reply(result=b"\x02")),
+        ])
+
+    def test_errors_are_replies(self) -> None:
+        self.run_message(call_message(4, 2, b"\x90"))
+        self.run_message(call_message(5, 9, b"\x90"))
+        self.run_message(call_message(6, 0, b"\x90"))  # a wrong count
+        (i4, k4, r4), (i5, _, r5), (i6, _, r6) = self.sent
+        self.assertEqual((i4, k4, i5, i6), (4, "reply", 5, 6))
+        self.assertIn(b"ValueError: no good", r4)
+        self.assertIn(b"no function with id 9", r5)
+        self.assertIn(b"steps takes 1 arguments, the nexus sent 0", r6)
+
+    def test_cancel(self) -> None:
+        work = self.handle(call_message(7, 1, b"\x90"))
+        self.assertIsNotNone(work)
+        runner = threading.Thread(target=work)
+        runner.start()
+        self.addCleanup(runner.join)
+        self.addCleanup(self.stop.set)
+        self.assertTrue(self.started.wait(10))
+        self.assertIsNone(self.handle(cancel_message(8)))  # not in flight: ignored
+        self.assertIsNone(self.handle(cancel_message(7)))
+        runner.join(10)
+        self.assertEqual(self.sent, [(7, "reply", wire.encode_call_reply(error=service.CANCELLED))])
+        # The id is free again once answered; a cancel now changes nothing.
+        self.assertIsNone(self.handle(cancel_message(7)))
+        self.stop.set()
+        self.run_message(call_message(7, 1, b"\x90"))
+        self.assertEqual(self.sent[-1], (7, "reply", wire.encode_call_reply(result=b"\xa6ran on")))
+
+    def test_an_id_in_flight_twice(self) -> None:
+        self.assertIsNotNone(self.handle(call_message(3, 0, b"\x91\x01")))
+        with self.assertRaisesRegex(server.Abort, "id 3 is already in flight"):
+            self.handle(call_message(3, 0, b"\x91\x01"))
+
+    def test_malformed(self) -> None:
+        with self.assertRaisesRegex(server.Abort, "malformed CallMessage"):
+            self.handle(b"\x08\x01")
+        # A malformed request inside fails its call only.
+        self.run_message(b"\x08\x02\x12\x04\x0a\x02\x12\x05")
+        self.assertEqual(self.sent[0][:2], (2, "reply"))
+        self.assertIn(b"malformed CallRequest", self.sent[0][2])
+
+    def test_packed_lists(self) -> None:
+        import msgpack
+
+        reals = [0.5, -2.25, 1e300]
+        ints = [1, -(2**63), 2**63 - 1]
+        args = msgpack.packb([
+            msgpack.ExtType(convert.EXT_REALS, struct.pack("<3d", *reals)),
+            msgpack.ExtType(convert.EXT_INTS, struct.pack("<3q", *ints)),
+        ])
+        self.run_message(call_message(1, 3, args))
+        (_, kind, reply), = self.sent
+        self.assertEqual(msgpack.unpackb(wire._fields(reply)[1]), [sum(reals), sum(ints), "list"])
+
+
+class PackedLists(unittest.TestCase):
+    def test_may_pack(self) -> None:
+        records = {"R": (None, [("a", "str"), ("xs", ("optional", ("list", "int")))])}
+        for t, want in [
+            (("list", "real"), True),
+            (("list", "int"), True),
+            (("list", "str"), False),
+            ("real", False),
+            (("map", "str", ("tuple", ["str", ("list", "real")])), True),
+            (("list", ("list", "real")), True),
+            (("record", "R"), True),
+            (("map", "int", "real"), False),
+        ]:
+            with self.subTest(t):
+                self.assertEqual(convert.may_pack(t, records), want)
+
+    def test_lists(self) -> None:
+        got = convert.ext_list(convert.EXT_REALS, struct.pack("<2d", 1.5, float("inf")))
+        self.assertEqual((got, type(got), type(got[0])), ([1.5, float("inf")], list, float))
+        got = convert.ext_list(convert.EXT_INTS, struct.pack("<2q", -1, 2**62))
+        self.assertEqual((got, type(got[0])), ([-1, 2**62], int))
+        self.assertEqual(convert.ext_list(convert.EXT_INTS, b""), [])
+
+    def test_bad(self) -> None:
+        with self.assertRaisesRegex(ValueError, "holds 12 bytes"):
+            convert.ext_list(convert.EXT_REALS, b"\x00" * 12)
+        with self.assertRaisesRegex(ValueError, "extension type 9, which this pool does not know"):
+            convert.ext_list(9, b"")
+
+
 class Describe(unittest.TestCase):
     def test_message_then_traceback(self) -> None:
         def user_code() -> None:
@@ -220,7 +431,37 @@ class ServerCases:
             send(b"1")
             raise Broken("failed after a message")
 
+        def duplex(send: Callable[..., None]) -> Callable[[bytes], Any]:
+            # Messages are "op id arg"; answers "id what".
+            def handle(message: bytes) -> Any:
+                op, id_, arg = (message.split(b" ", 2) + [b"", b""])[:3]
+                if op == b"abort":
+                    raise server.Abort(server.NOT_FOUND, "no such stream thing")
+                if op == b"ignore":
+                    return None
+
+                def work() -> None:
+                    if op == b"rev":
+                        send(id_ + b" " + arg[::-1])
+                    elif op == b"wait":
+                        self.release.wait(10)
+                        send(id_ + b" released")
+                    elif op == b"gather":
+                        self.barrier.wait(10)
+                        send(id_ + b" gathered")
+                    elif op == b"count":
+                        for i in range(1, int(arg) + 1):
+                            send(id_ + b" %d" % i, id_)
+                        send(id_ + b" done")
+                    elif op == b"fail":
+                        raise Broken("bad work")
+
+                return work
+
+            return handle
+
         methods = {
+            "/test.S/Duplex": server.Duplex(duplex),
             "/test.S/Count": server.Streaming(count),
             "/test.S/CountThenFail": server.Streaming(count_then_fail),
             "/test.S/Reverse": lambda request: request[::-1],
@@ -295,6 +536,22 @@ class ServerCases:
         self.assertEqual([c.result() for c in calls], [b"gathered"] * 8)
 
 
+    def duplex(self) -> tuple:
+        """Opens a Duplex stream: returns put (None ends the client's
+        side), and the stream's messages as an iterator."""
+        outbox: "queue.Queue[Optional[bytes]]" = queue.Queue()
+
+        def requests() -> Any:
+            for _ in range(10_000):  # bounded: no test sends as many
+                m = outbox.get(timeout=20)
+                if m is None:
+                    return
+                yield m
+
+        answers = self.channel.stream_stream("/test.S/Duplex")(requests(), timeout=30)
+        self.addCleanup(answers.cancel)
+        return outbox.put, answers
+
 class CoreServer(ServerCases, unittest.TestCase):
     streams = True
 
@@ -305,12 +562,96 @@ class CoreServer(ServerCases, unittest.TestCase):
         ready()
         core.serve()
 
+    def test_duplex_answers_in_any_order(self) -> None:
+        put, answers = self.duplex()
+        put(b"wait 1")
+        put(b"ignore 2")
+        put(b"rev 3 abc")
+        self.assertEqual(next(answers), b"3 cba")  # while 1 still runs
+        put(b"rev 4 " + bytes(range(256)) * 40_000)  # large, too
+        self.assertEqual(next(answers), b"4 " + (bytes(range(256)) * 40_000)[::-1])
+        self.release.set()
+        self.assertEqual(next(answers), b"1 released")
+        put(None)
+        self.assertEqual(list(answers), [])
+        self.assertEqual(answers.code(), grpc.StatusCode.OK)
+
+    def test_duplex_works_run_at_once(self) -> None:
+        put, answers = self.duplex()
+        for i in range(8):
+            put(b"gather %d" % i)
+        put(None)
+        self.assertEqual(sorted(answers), sorted(b"%d gathered" % i for i in range(8)))
+
+    def test_duplex_the_client_end_waits_for_works(self) -> None:
+        put, answers = self.duplex()
+        put(b"wait 1")
+        put(None)  # the client's last message, while 1 runs
+        threading.Timer(0.2, self.release.set).start()
+        self.assertEqual(list(answers), [b"1 released"])
+        self.assertEqual(answers.code(), grpc.StatusCode.OK)
+
+    def test_duplex_keyed_messages_keep_their_order(self) -> None:
+        put, answers = self.duplex()
+        put(b"count 7 300")
+        put(b"count 8 0")
+        put(None)
+        got: dict = {}
+        for m in answers:
+            id_, what = m.split(b" ")
+            got.setdefault(id_, []).append(what)
+        self.assertEqual(got[b"8"], [b"done"])
+        counts = [int(w) for w in got[b"7"][:-1]]
+        # Some of a burst may be replaced while waiting (how many depends
+        # on the socket's pace), but those that go are in order, the first
+        # and the latest among them, then "done".
+        self.assertEqual(got[b"7"][-1], b"done")
+        self.assertEqual(counts, sorted(set(counts)))
+        self.assertEqual((counts[0], counts[-1]), (1, 300))
+
+    def test_duplex_statuses(self) -> None:
+        for message, code, details in [
+            (b"abort", grpc.StatusCode.NOT_FOUND, "no such stream thing"),
+            (b"fail 1", grpc.StatusCode.UNKNOWN, "bad work"),
+        ]:
+            with self.subTest(message):
+                put, answers = self.duplex()
+                put(b"wait 0")  # running, and cut short for the client
+                put(message)
+                with self.assertRaises(grpc.RpcError) as caught:
+                    list(answers)
+                self.assertEqual(caught.exception.code(), code)
+                self.assertIn(details, caught.exception.details())
+        # The server serves on.
+        self.release.set()
+        self.assertEqual(self.method("Reverse")(b"ab", timeout=10), b"ba")
+
+    def test_duplex_cancelled_by_the_client(self) -> None:
+        put, answers = self.duplex()
+        put(b"wait 1")
+        put(b"rev 2 ab")
+        self.assertEqual(next(answers), b"2 ba")
+        answers.cancel()  # while 1 runs
+        self.release.set()
+        # The work's answer is dropped; the server serves on.
+        put2, answers2 = self.duplex()
+        put2(b"rev 1 xy")
+        put2(None)
+        self.assertEqual(list(answers2), [b"1 yx"])
+
 
 class GrpcServer(ServerCases, unittest.TestCase):
     streams = False  # the fallback sends a Streaming method's reply only
 
     def start(self, methods: dict, address: str, options: list, ready: Callable[[], None]) -> None:
         server.serve_with_grpc(grpc, methods, address, options, ready)
+
+    def test_duplex_unimplemented_by_the_fallback(self) -> None:
+        put, answers = self.duplex()
+        put(b"rev 1 ab")
+        with self.assertRaises(grpc.RpcError) as caught:
+            next(answers)
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.UNIMPLEMENTED)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ import (
 
 // Abandoned calls and replacement.
 //
-// No pool can stop a function it runs: the Python and C++ runtimes run
-// each call in a thread that nothing may kill, and Go's functions take no
-// context. A call whose caller gave up (cancelled, or timed out) therefore
-// goes on in its pool, and the supervisor keeps waiting for its answer:
+// A pool may not be able to stop a function it runs: the Python and C++
+// runtimes run each call in a thread that nothing may kill, and a Go
+// function sees the Cancel the call stream carries only if it takes a
+// context and watches it. A call whose caller gave up (cancelled, or timed
+// out) therefore may go on in its pool, and the supervisor keeps waiting
+// for its answer:
 // such an abandoned call keeps its slot among the MaxCalls until the pool
 // answers it or is stopped, so the bound on calls in flight holds the work
 // really running, not only the work still awaited.

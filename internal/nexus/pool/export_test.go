@@ -14,3 +14,21 @@ func Ping(ctx context.Context, s *Supervisor, lang string) error {
 	}
 	return rpc.Ping()
 }
+
+// Streaming reports whether the running pool of lang takes its calls on
+// the Calls stream (false: unary calls, or no pool running).
+func Streaming(s *Supervisor, lang string) bool {
+	sp, err := s.supervised(lang)
+	if err != nil {
+		return false
+	}
+	sp.mu.Lock()
+	inst := sp.cur
+	sp.mu.Unlock()
+	if inst == nil {
+		return false
+	}
+	inst.calls.mu.Lock()
+	defer inst.calls.mu.Unlock()
+	return inst.calls.err == nil
+}

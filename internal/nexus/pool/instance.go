@@ -63,10 +63,13 @@ type instance struct {
 
 	// mu guards process against a concurrent stop, and conn and pool,
 	// which start sets.
-	mu       sync.Mutex
-	process  *process
-	conn     *grpc.ClientConn
-	pool     proto.PoolClient
+	mu      sync.Mutex
+	process *process
+	conn    *grpc.ClientConn
+	pool    proto.PoolClient
+	// calls is the Calls stream every call goes on (stream.go), opened
+	// by start.
+	calls    *callStream
 	stopping atomic.Bool // stop has begun
 	// ended is set when stop finds the pool alive: its end is then ours,
 	// not a death.
@@ -164,9 +167,12 @@ func (inst *instance) start() error {
 	if !ok {
 		return fmt.Errorf("start %s pool: it does not speak gRPC", inst.sp.name())
 	}
+	pool := raw.(proto.PoolClient)
+	calls := openStream(inst, pool)
 	inst.mu.Lock()
 	inst.conn = grpcClient.Conn
-	inst.pool = raw.(proto.PoolClient)
+	inst.pool = pool
+	inst.calls = calls
 	inst.mu.Unlock()
 	inst.sink.started()
 	return nil
@@ -228,16 +234,20 @@ func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 }
 
 // call runs function f in this instance, in which sp.enter counted it
-// live, holding a slot. The call to the pool does not carry ctx: a pool
-// cannot stop a function it runs, so the call waits for the pool's answer
-// (or its stop) whenever the caller leaves, and only then gives the slot
-// back. The caller leaves as soon as ctx is done.
+// live, holding a slot. The call waits for the pool's answer (or its
+// stop) whenever the caller leaves, and only then gives the slot back: a
+// pool may not be able to stop the function, and a Cancel on the stream
+// only asks it to. The caller leaves as soon as ctx is done.
 func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
 	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
 	c := &pending{done: make(chan struct{})}
 	report := progress.From(ctx)
+	id, sc := inst.calls.register()
 	go func() {
-		reply, err := inst.send(req, report)
+		reply, err := inst.calls.run(id, sc, req, report)
+		if errors.Is(err, errUnary) {
+			reply, err = inst.send(req, report)
+		}
 		inst.sp.finished(inst, c)
 		<-inst.sp.slots
 		c.reply, c.err = reply, err
@@ -247,6 +257,11 @@ func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byt
 	case <-c.done:
 	case <-ctx.Done():
 		if inst.sp.abandon(inst, c) {
+			if id != 0 {
+				// Not waited for: a Cancel may queue behind a large
+				// call's send, and the caller leaves now.
+				go inst.calls.cancel(id, sc)
+			}
 			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
 		}
 		<-c.done // it ended meanwhile: its outcome stands
@@ -264,8 +279,8 @@ type pending struct {
 	finished  bool // the pool answered or was stopped; guarded by sp.mu
 }
 
-// send sends req to the pool and waits for its answer, for as long as the
-// instance lives. When report is not nil, the function's progress reports
+// send sends req to the pool as a unary call (a pool that does not serve
+// Calls) and waits for its answer, for as long as the instance lives. When report is not nil, the function's progress reports
 // go to it meanwhile.
 func (inst *instance) send(req *proto.CallRequest, report progress.Func) (*proto.CallReply, error) {
 	reply, err := inst.once(req, report)
@@ -297,6 +312,10 @@ func (inst *instance) outcome(f *manifest.Function, reply *proto.CallReply, err 
 	if err != nil {
 		if inst.died(err) && !inst.ended.Load() {
 			return nil, &DiedError{Pool: inst.sp.name(), Function: f.Name, How: inst.proc().how()}
+		}
+		var ended *streamEndedError
+		if errors.As(err, &ended) {
+			return nil, fmt.Errorf("%s pool: call %s: %w", inst.sp.name(), f.Name, err)
 		}
 		if inst.ended.Load() {
 			if why := inst.sp.retiredWhy(inst); why != "" {

@@ -249,9 +249,10 @@ func (s *Supervisor) Start(ctx context.Context, langs ...string) error {
 // args is a msgpack array; the result is msgpack. A failure of the user's
 // code is a *FunctionError, the death of the pool during the call a
 // *DiedError. Cancelling ctx abandons the call: Call returns at once with
-// an error wrapping ctx.Err(), while the function, which no pool can stop,
-// may still run to its end; until it does, or its pool is stopped, it
-// keeps its place among the MaxCalls (see abandon.go).
+// an error wrapping ctx.Err(), while the function, which its pool is asked
+// to stop but may not be able to, may still run to its end; until it
+// does, or its pool is stopped, it keeps its place among the MaxCalls (see
+// abandon.go).
 func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
 	if f.ID < 0 || f.ID > math.MaxUint32 {
 		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)

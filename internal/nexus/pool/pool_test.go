@@ -24,10 +24,14 @@ import (
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
-// TestMain doubles as a stand-in nexus for TestPoolDiesWithNexus.
+// TestMain doubles as a stand-in nexus for TestPoolDiesWithNexus, and as
+// a pool that misbehaves on its call stream (stream_test.go).
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(fakeNexusEnv); dir != "" {
 		os.Exit(fakeNexus(dir))
+	}
+	if mode := os.Getenv(fakePoolEnv); mode != "" {
+		os.Exit(fakePool(mode))
 	}
 	os.Exit(m.Run())
 }

@@ -9,7 +9,8 @@
 // * Its first stdout line is the handshake `1|1|unix|<socket>|grpc`.
 // * It serves grpc.health.v1.Health/Check ("plugin" is SERVING),
 //   plugin.GRPCController/Shutdown (answered at once; the pool exits a
-//   moment later) and nexus.pool.Pool/Call.
+//   moment later) and nexus.pool.Pool's Call, CallWithProgress and Calls
+//   (one stream carrying every call of a connection, with ids; see Stream).
 //
 // Standard output belongs to the nexus: before anything else runs, the pool
 // points fd 1 at its stderr, keeping a private copy of the real stdout only
@@ -33,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <functional>
 #include <memory>
@@ -287,9 +289,8 @@ void put_double(std::string& out, double v) {
   for (int i = 0; i < 8; ++i) out += static_cast<char>((bits >> (8 * i)) & 0xff);
 }
 
-// progress_event is nexus.pool.CallEvent{progress: Progress{done, total,
-// message}}.
-std::string progress_event(double done, std::optional<double> total, std::string_view message) {
+// progress is nexus.pool.Progress{done, total, message}.
+std::string progress(double done, std::optional<double> total, std::string_view message) {
   std::string p(1, '\x09');  // field 1 (done), fixed64
   put_double(p, done);
   if (total) {
@@ -301,34 +302,117 @@ std::string progress_event(double done, std::optional<double> total, std::string
     put_varint(p, message.size());
     p += message;
   }
+  return p;
+}
+
+// progress_event is nexus.pool.CallEvent{progress}, progress an encoded
+// Progress.
+std::string progress_event(const std::string& progress) {
   std::string event(1, '\x0a');  // field 1 (progress), length-delimited
-  put_varint(event, p.size());
-  return event + p;
+  put_varint(event, progress.size());
+  return event + progress;
+}
+
+// answer_header starts a nexus.pool.CallAnswer: its id, then the tag and
+// length of its event field (tag: 0x12 progress, 0x1a reply).
+std::string answer_header(std::uint64_t id, char tag, std::size_t size) {
+  std::string out;
+  if (id != 0) {
+    out += '\x08';  // field 1 (id), varint
+    put_varint(out, id);
+  }
+  out += tag;
+  put_varint(out, size);
+  return out;
+}
+
+// progress_answer is nexus.pool.CallAnswer{id, progress}.
+grpc::ByteBuffer progress_answer(std::uint64_t id, const std::string& progress) {
+  grpc::Slice slice(answer_header(id, '\x12', progress.size()) + progress);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+// prefixed is header followed by the bytes of message, which it shares
+// rather than copies (a result may be megabytes).
+grpc::ByteBuffer prefixed(const std::string& header, const grpc::ByteBuffer& message) {
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) slices.clear();
+  slices.insert(slices.begin(), grpc::Slice(header));
+  return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
+// reply_answer is nexus.pool.CallAnswer{id, reply}, reply an encoded
+// CallReply.
+grpc::ByteBuffer reply_answer(std::uint64_t id, const grpc::ByteBuffer& reply) {
+  return prefixed(answer_header(id, '\x1a', reply.Length()), reply);
+}
+
+// Message is a nexus.pool.CallMessage, its byte ranges inside the message
+// it was read from.
+struct Message {
+  std::uint64_t id = 0;
+  enum class Kind { kNone, kCall, kCancel } kind = Kind::kNone;
+  std::string_view request;  // the call's CallRequest
+  bool progress = false;     // the call asked for progress
+};
+
+// call_message reads a nexus.pool.CallMessage; false when it is malformed.
+bool call_message(std::string_view data, Message& m) {
+  std::string_view call;
+  bool ok = fields(data.data(), data.size(), [&](const Field& f) {
+    if (f.number == 1) m.id = f.varint;
+    if (f.number == 2) {
+      m.kind = Message::Kind::kCall;
+      call = std::string_view(f.data, f.size);
+    }
+    if (f.number == 3) m.kind = Message::Kind::kCancel;
+  });
+  if (!ok || m.kind != Message::Kind::kCall) return ok;
+  return fields(call.data(), call.size(), [&](const Field& f) {
+    if (f.number == 1) m.request = std::string_view(f.data, f.size);
+    if (f.number == 2) m.progress = f.varint != 0;
+  });
 }
 
 // reply_event is nexus.pool.CallEvent{reply}, reply an encoded CallReply.
 grpc::ByteBuffer reply_event(const grpc::ByteBuffer& reply) {
-  std::vector<grpc::Slice> slices;
-  std::string event(1, '\x12');  // field 2 (reply), length-delimited
-  put_varint(event, reply.Length());
-  if (!reply.Dump(&slices).ok()) slices.clear();
-  for (const grpc::Slice& s : slices) event.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  grpc::Slice slice(event);
-  return grpc::ByteBuffer(&slice, 1);
+  std::string header(1, '\x12');  // field 2 (reply), length-delimited
+  put_varint(header, reply.Length());
+  return prefixed(header, reply);
 }
 
 }  // namespace wire
+
+// Reporter takes the progress reports of the call a thread runs, for a
+// caller that wants them.
+class Reporter {
+ public:
+  // report takes an encoded nexus.pool.Progress. It never waits for the
+  // socket: a function reporting once per item must not slow down.
+  virtual void report(std::string progress) = 0;
+
+ protected:
+  ~Reporter() = default;
+};
+
+// The call the thread runs, as nexus::progress and nexus::cancelled see
+// it: where its reports go (null: nobody wants them), and whether it was
+// cancelled (null: it cannot be, not being on the Calls stream).
+thread_local Reporter* current_reporter = nullptr;
+thread_local const std::atomic<bool>* current_cancel = nullptr;
 
 // Outbox holds the progress events of one CallWithProgress call on their
 // way out. gRPC takes one message of a stream at a time: the next waits
 // for the last to have gone (another thread, handling the completion, calls
 // sent), and a newer one replaces it while it waits.
-class Outbox {
+class Outbox final : public Reporter {
  public:
   // write starts writing an event; its completion must reach sent.
   using Write = std::function<void(const grpc::ByteBuffer&)>;
 
   explicit Outbox(Write write) : write_(std::move(write)) {}
+
+  void report(std::string progress) override { send(wire::progress_event(progress)); }
 
   void send(std::string event) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -378,10 +462,6 @@ class Outbox {
   bool closed_ = false;  // the function returned, or the call ended
   std::optional<std::string> waiting_;
 };
-
-// current_outbox is the outbox of the call the thread runs, when its caller
-// wants progress.
-thread_local Outbox* current_outbox = nullptr;
 
 // bytes_of returns the contents of a message as one contiguous range,
 // copying into storage only when gRPC holds it in several slices.
@@ -435,6 +515,15 @@ class Pool {
     return result_reply(std::move(result));
   }
 
+  // error_reply is a nexus.pool.CallReply{error: message}.
+  static grpc::ByteBuffer error_reply(const std::string& message) {
+    std::string reply(1, '\x12');  // field 2 (error), length-delimited
+    wire::put_varint(reply, message.size());
+    reply += message;
+    grpc::Slice slice(reply);
+    return grpc::ByteBuffer(&slice, 1);
+  }
+
  private:
   // kHeaderRoom holds a CallReply's field header: a tag byte and a varint
   // length of at most ten bytes.
@@ -471,14 +560,6 @@ class Pool {
     return grpc::ByteBuffer(&slice, 1);
   }
 
-  static grpc::ByteBuffer error_reply(const std::string& message) {
-    std::string reply(1, '\x12');  // field 2 (error), length-delimited
-    wire::put_varint(reply, message.size());
-    reply += message;
-    grpc::Slice slice(reply);
-    return grpc::ByteBuffer(&slice, 1);
-  }
-
   std::unordered_map<std::uint32_t, Function> table_;
 };
 
@@ -487,6 +568,7 @@ class Pool {
 // go-plugin accepts silently.
 constexpr std::string_view kCall = "/nexus.pool.Pool/Call";
 constexpr std::string_view kCallWithProgress = "/nexus.pool.Pool/CallWithProgress";
+constexpr std::string_view kCalls = "/nexus.pool.Pool/Calls";
 constexpr std::string_view kHealthCheck = "/grpc.health.v1.Health/Check";
 constexpr std::string_view kShutdown = "/plugin.GRPCController/Shutdown";
 
@@ -608,6 +690,16 @@ class Workers {
   bool watcher_asleep_ = false;
 };
 
+// Tag is what the completion queue hands back: an operation of a call that
+// has completed, ok false when it failed (the call ended, the server stops).
+class Tag {
+ public:
+  virtual void proceed(bool ok) = 0;
+
+ protected:
+  ~Tag() = default;
+};
+
 // Server serves every method through one generic service on one
 // completion queue. (gRPC's own health service would start the callback
 // API's polling threads, which compete for every request: they doubled
@@ -641,14 +733,200 @@ class Server {
   void run() { workers_.run(); }
 
  private:
-  // Rpc is one call of any method, from its arrival to its answer.
-  class Rpc {
+  // Stream serves one Calls stream: every call of a nexus's pool connection
+  // and its cancellations, read one message at a time, answered in any
+  // order on the same stream.
+  //
+  // The thread that reads a call first asks for the next message, then
+  // runs the call itself, as for Call: while it runs, the next message
+  // waits for another worker to lead (Workers), so calls run side by side
+  // up to kMaxThreads, and beyond that wait in gRPC, unread, until a
+  // thread is free (back-pressure, nothing lost).
+  //
+  // Answers leave one at a time (gRPC takes one message of a stream at a
+  // time), in the order they were made, from a queue that never makes a
+  // function wait: a call's progress waits there as one entry holding its
+  // latest report, so that a call reporting once per item sends at most
+  // one report per write and its last report still precedes its reply.
+  //
+  // The stream ends when the nexus closes its side (the calls in flight
+  // are answered first) or breaks it (their answers are dropped; the
+  // functions still run to their end, since no thread can be stopped).
+  // Once the reads have ended, no call runs and no write is on its way,
+  // the stream finishes, and its Rpc is deleted.
+  class Stream {
    public:
-    explicit Rpc(Server* server) : server_(server), stream_(&context_) {
-      server_->service_.RequestCall(&context_, &stream_, server_->queue_.get(), server_->queue_.get(), this);
+    // finish is called once, when the stream is done; it ends the RPC.
+    Stream(Server* server, grpc::GenericServerAsyncReaderWriter* rw, std::function<void()> finish)
+        : server_(server), rw_(rw), finish_(std::move(finish)) {}
+
+    void start() { rw_->Read(&incoming_, static_cast<Tag*>(&read_done_)); }
+
+   private:
+    // Call is a call in flight.
+    struct Call final : Reporter {
+      Call(Stream* stream, std::uint64_t id) : stream(stream), id(id) {}
+      void report(std::string progress) override { stream->queue_progress(this, std::move(progress)); }
+
+      Stream* stream;
+      const std::uint64_t id;
+      std::atomic<bool> cancel{false};
+      // The latest report not yet written, and whether it is queued: both
+      // guarded by the stream's mu_.
+      std::string progress;
+      bool progress_queued = false;
+    };
+
+    // Outgoing is an answer waiting to be written: a reply, or the latest
+    // progress of call when it is set.
+    struct Outgoing {
+      grpc::ByteBuffer message;
+      std::shared_ptr<Call> call;
+    };
+
+    // Done forwards a completed read or write to the stream.
+    class Done final : public Tag {
+     public:
+      Done(Stream* stream, void (Stream::*method)(bool)) : stream_(stream), method_(method) {}
+      void proceed(bool ok) override { (stream_->*method_)(ok); }
+
+     private:
+      Stream* stream_;
+      void (Stream::*method_)(bool);
+    };
+
+    void read(bool ok) {
+      if (!ok) {  // the nexus closed its side, or the stream broke
+        std::unique_lock<std::mutex> lock(mu_);
+        reading_ = false;
+        finish_if_done(lock);
+        return;
+      }
+      grpc::ByteBuffer message;
+      message.Swap(&incoming_);
+      grpc::Slice single;
+      std::string storage;
+      wire::Message m;
+      bool well_formed = wire::call_message(bytes_of(message, single, storage), m);
+      std::shared_ptr<Call> call;
+      std::string refused;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!well_formed || m.kind == wire::Message::Kind::kNone) {
+          refused = "the nexus sent a malformed CallMessage";
+        } else if (m.kind == wire::Message::Kind::kCancel) {
+          auto it = calls_.find(m.id);  // a call already answered is not there
+          if (it != calls_.end()) it->second->cancel.store(true, std::memory_order_relaxed);
+        } else if (calls_.count(m.id) != 0) {
+          refused = "the nexus sent call " + std::to_string(m.id) + " while a call with that id was running";
+        } else {
+          call = std::make_shared<Call>(this, m.id);
+          calls_.emplace(m.id, call);
+        }
+        if (!refused.empty()) send(Outgoing{wire::reply_answer(m.id, Pool::error_reply(refused)), nullptr});
+      }
+      // The message's bytes stay in message; incoming_ takes the next.
+      rw_->Read(&incoming_, static_cast<Tag*>(&read_done_));
+      if (call != nullptr) run(call, m);
     }
 
-    void proceed(bool ok) {
+    void run(const std::shared_ptr<Call>& call, const wire::Message& m) {
+      std::uint64_t token = server_->workers_.begin_call();
+      current_reporter = m.progress ? call.get() : nullptr;
+      current_cancel = &call->cancel;
+      grpc::ByteBuffer reply = server_->pool_.call(m.request);
+      current_reporter = nullptr;
+      current_cancel = nullptr;
+      server_->workers_.end_call(token);
+      if (call->cancel.load(std::memory_order_relaxed)) {
+        reply = Pool::error_reply("the call was cancelled (by the nexus, before the function returned)");
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      calls_.erase(call->id);
+      send(Outgoing{wire::reply_answer(call->id, reply), nullptr});
+      finish_if_done(lock);
+    }
+
+    void queue_progress(Call* call, std::string progress) {
+      std::lock_guard<std::mutex> lock(mu_);
+      call->progress = std::move(progress);
+      if (call->progress_queued) return;
+      auto it = calls_.find(call->id);
+      if (it == calls_.end()) return;
+      call->progress_queued = true;
+      send(Outgoing{grpc::ByteBuffer(), it->second});
+    }
+
+    // send queues an answer and writes it when no write is on its way.
+    // With mu_ held.
+    void send(Outgoing out) {
+      if (broken_) return;
+      queue_.push_back(std::move(out));
+      if (!writing_) write_next();
+    }
+
+    // write_next writes the first answer queued, if any. With mu_ held.
+    void write_next() {
+      writing_ = !queue_.empty();
+      if (!writing_) return;
+      Outgoing out = std::move(queue_.front());
+      queue_.pop_front();
+      if (out.call != nullptr) {
+        out.message = wire::progress_answer(out.call->id, out.call->progress);
+        out.call->progress_queued = false;
+      }
+      rw_->Write(out.message, static_cast<Tag*>(&write_done_));
+    }
+
+    void written(bool ok) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (ok) {
+        write_next();
+      } else {  // the stream broke: nobody reads the answers any more
+        writing_ = false;
+        broken_ = true;
+        queue_.clear();
+      }
+      finish_if_done(lock);
+    }
+
+    // finish_if_done ends the stream once nothing is left to do. It must be
+    // the last use of the stream: the RPC may be deleted at once.
+    void finish_if_done(std::unique_lock<std::mutex>& lock) {
+      if (reading_ || writing_ || !calls_.empty() || finished_) return;
+      finished_ = true;
+      std::function<void()> finish = finish_;  // this goes with the RPC
+      lock.unlock();
+      finish();
+    }
+
+    Server* server_;
+    grpc::GenericServerAsyncReaderWriter* rw_;
+    std::function<void()> finish_;
+    grpc::ByteBuffer incoming_;  // the message being read
+    Done read_done_{this, &Stream::read};
+    Done write_done_{this, &Stream::written};
+
+    std::mutex mu_;
+    std::unordered_map<std::uint64_t, std::shared_ptr<Call>> calls_;  // in flight, by id
+    std::deque<Outgoing> queue_;
+    bool reading_ = true;   // a read is on its way
+    bool writing_ = false;  // a write is on its way
+    bool broken_ = false;   // a write failed
+    bool finished_ = false;
+  };
+
+  // Rpc is one call of any method, from its arrival to its answer.
+  class Rpc final : public Tag {
+   public:
+    explicit Rpc(Server* server) : server_(server), stream_(&context_) {
+      server_->service_.RequestCall(&context_, &stream_, server_->queue_.get(), server_->queue_.get(), tag());
+    }
+
+    // tag is the Rpc as the completion queue hands it back.
+    Tag* tag() { return this; }
+
+    void proceed(bool ok) override {
       switch (state_) {
         case State::kArriving:
           if (!ok) {  // the server is stopping
@@ -668,6 +946,8 @@ class Server {
         case State::kStreaming:  // a progress event has gone
           outbox_->sent(ok);
           return;
+        case State::kCalls:  // Stream's operations have tags of their own
+          return;
         case State::kFinishing:
           delete this;
           return;
@@ -676,13 +956,20 @@ class Server {
 
    private:
     // kStreaming: a CallWithProgress call runs, and its events go out.
-    enum class State { kArriving, kReading, kStreaming, kFinishing };
+    // kCalls: calls_ serves a Calls stream.
+    enum class State { kArriving, kReading, kStreaming, kCalls, kFinishing };
 
     void arrived() {
       const std::string& method = context_.method();
+      if (method == kCalls) {
+        state_ = State::kCalls;
+        calls_ = std::make_unique<Stream>(server_, &stream_, [this] { finish(grpc::Status::OK); });
+        calls_->start();
+        return;
+      }
       if (method == kCall || method == kCallWithProgress || method == kHealthCheck || method == kShutdown) {
         state_ = State::kReading;
-        stream_.Read(&request_, this);
+        stream_.Read(&request_, tag());
         return;
       }
       finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "a nexus pool does not serve " + method));
@@ -699,12 +986,12 @@ class Server {
         server_->workers_.end_call(token);
         reply(result);
       } else if (method == kCallWithProgress) {
-        outbox_ = std::make_unique<Outbox>([this](const grpc::ByteBuffer& event) { stream_.Write(event, this); });
+        outbox_ = std::make_unique<Outbox>([this](const grpc::ByteBuffer& event) { stream_.Write(event, tag()); });
         state_ = State::kStreaming;
         std::uint64_t token = server_->workers_.begin_call();
-        current_outbox = outbox_.get();
+        current_reporter = outbox_.get();
         grpc::ByteBuffer result = server_->pool_.call(request);
-        current_outbox = nullptr;
+        current_reporter = nullptr;
         // Waiting here for the last event's completion is waiting for
         // another thread to lead: the call still counts as running, so
         // the watcher hands the queue over.
@@ -733,12 +1020,12 @@ class Server {
 
     void reply(const grpc::ByteBuffer& message) {
       state_ = State::kFinishing;
-      stream_.WriteAndFinish(message, grpc::WriteOptions(), grpc::Status::OK, this);
+      stream_.WriteAndFinish(message, grpc::WriteOptions(), grpc::Status::OK, tag());
     }
 
     void finish(const grpc::Status& status) {
       state_ = State::kFinishing;
-      stream_.Finish(status, this);
+      stream_.Finish(status, tag());
     }
 
     Server* server_;
@@ -747,6 +1034,7 @@ class Server {
     grpc::ByteBuffer request_;
     State state_ = State::kArriving;
     std::unique_ptr<Outbox> outbox_;  // of a CallWithProgress call
+    std::unique_ptr<Stream> calls_;   // of a Calls stream
   };
 
   // accept waits for the next call.
@@ -757,7 +1045,7 @@ class Server {
     void* tag = nullptr;
     bool ok = false;
     if (!queue_->Next(&tag, &ok)) return false;
-    static_cast<Rpc*>(tag)->proceed(ok);
+    static_cast<Tag*>(tag)->proceed(ok);
     return true;
   }
 
@@ -771,9 +1059,11 @@ class Server {
 }  // namespace
 
 void progress(double done, std::optional<double> total, std::string_view message) {
-  if (current_outbox == nullptr) return;
-  current_outbox->send(wire::progress_event(done, total, valid_utf8(std::string(message))));
+  if (current_reporter == nullptr) return;
+  current_reporter->report(wire::progress(done, total, valid_utf8(std::string(message))));
 }
+
+bool cancelled() { return current_cancel != nullptr && current_cancel->load(std::memory_order_relaxed); }
 
 int serve(std::vector<Function> functions) {
   if (!started_by_nexus()) return 1;

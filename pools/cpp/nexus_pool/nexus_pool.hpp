@@ -1054,4 +1054,17 @@ int serve(std::vector<Function> functions);
 // replaces the one waiting, so progress never blocks for long.
 void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {});
 
+// cancelled tells whether the nexus has cancelled the call the calling
+// thread runs (its caller gave up: a timeout, an MCP cancellation). No
+// thread can be stopped from outside, so a long function that wants to
+// stop early checks it now and then and returns (any value) or throws:
+//
+//   for (std::int64_t i = 0; i < n && !nexus::cancelled(); ++i) work(i);
+//
+// The nexus discards what a cancelled call returns: once it was cancelled,
+// its reply is an error saying so. cancelled is false on a thread that runs
+// no call, and for calls a nexus sent without the call stream (Calls) of
+// proto/pool.proto, which has no way to cancel them.
+bool cancelled();
+
 }  // namespace nexus

@@ -58,6 +58,7 @@ def run(
     methods = {
         "/nexus.pool.Pool/Call": pool.call,
         "/nexus.pool.Pool/CallWithProgress": server.Streaming(pool.call_with_progress),
+        "/nexus.pool.Pool/Calls": server.Duplex(pool.calls),
         **plugin.methods(socket),
     }
     # The nexus sends and receives whole values in one message; gRPC's

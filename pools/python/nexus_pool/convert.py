@@ -24,7 +24,9 @@ and records as ``{name: (python class name or None, ((field, t), ...))}``.
 
 from __future__ import annotations
 
+import array
 import json
+import sys
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 
 Conv = Optional[Callable[[Any], Any]]
@@ -172,6 +174,25 @@ def needs_pairs(t: Any, records: Records) -> bool:
     return False
 
 
+def may_pack(t: Any, records: Records) -> bool:
+    """Reports whether a value of type t holds a [Real] or [Int], which
+    the nexus may send packed (ext_list)."""
+    if isinstance(t, str):
+        return False
+    kind = t[0]
+    if kind == "list":
+        return t[1] in ("real", "int") or may_pack(t[1], records)
+    if kind == "optional":
+        return may_pack(t[1], records)
+    if kind == "map":
+        return may_pack(t[1], records) or may_pack(t[2], records)
+    if kind == "tuple":
+        return any(may_pack(it, records) for it in t[1])
+    if kind == "record":
+        return any(may_pack(ft, records) for _, ft in records[t[1]][1])
+    return False
+
+
 def pairs_to_dict(pairs: list) -> dict:
     """An object_pairs_hook for msgpack that makes list keys hashable."""
     return {_hashable(k): v for k, v in pairs}
@@ -198,6 +219,32 @@ def plain(obj: Any) -> Any:
     if hasattr(obj, "__dict__"):
         return vars(obj)
     raise TypeError(f"cannot send a value of type {type(obj).__name__} to the nexus")
+
+
+# msgpack extension types of lists of numbers, packed: a [Real] or [Int]
+# argument the nexus sends as one block of little-endian 8-byte numbers,
+# which array turns into a list at C speed, where msgpack's own unpacking
+# looks at every element's type byte (100,000 reals: 1.0 ms instead of
+# 1.7 ms; ints: 1.1 instead of 2.1). Results go back as msgpack arrays:
+# packing a list into an array first costs more than msgpack's packing.
+EXT_REALS = 1  # IEEE 754 binary64, little-endian
+EXT_INTS = 2  # two's complement int64, little-endian
+_EXT_CODES = {EXT_REALS: "d", EXT_INTS: "q"}
+
+
+def ext_list(code: int, data: bytes) -> list:
+    """msgpack's ext_hook: the list of floats or ints that an EXT_REALS or
+    EXT_INTS extension holds."""
+    typecode = _EXT_CODES.get(code)
+    if typecode is None:
+        raise ValueError(f"the nexus sent msgpack extension type {code}, which this pool does not know; rebuild the program with `nexus make`")
+    if len(data) % 8:
+        raise ValueError(f"msgpack extension type {code} holds {len(data)} bytes, not a whole number of 8-byte numbers")
+    a = array.array(typecode)
+    a.frombytes(data)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tolist()
 
 
 _MISSING = object()

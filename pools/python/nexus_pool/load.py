@@ -44,6 +44,7 @@ def functions(
             args=[convert.to_python(a, records, lookup) for a in args],
             result=convert.from_python(result, records),
             pairs=any(convert.needs_pairs(a, records) for a in args),
+            packed=any(convert.may_pack(a, records) for a in args),
             keep=_kept_arguments(fn, args),
         )
     return table

@@ -1,8 +1,11 @@
-"""The pool's gRPC server: a few unary methods, served with as little work
-per call as grpcio allows.
+"""The pool's gRPC server: a few methods, served with as little work per
+call as grpcio allows.
 
 A method is a function from the request message to the reply message, both
-serialized; it raises Abort to end the call with another status.
+serialized; it raises Abort to end the call with another status. Two kinds
+stream: a Streaming method sends messages before its reply, and a Duplex
+method is one long call carrying many requests and their answers (the
+nexus's Calls), each request's work run as a unary method's would be.
 
 grpcio's own servers cost more than the call they serve. grpc.server runs
 each call through Python bookkeeping and hands it between its polling
@@ -27,7 +30,8 @@ more wait in the nexus for their turn.
 
 The core bindings are not grpcio's public API. Should a grpcio not have
 them as this module expects, serve uses grpc.server instead: slower, but
-the same methods with the same results.
+the same methods with the same results, except Duplex methods, which it
+answers UNIMPLEMENTED (the client then uses the unary methods).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import os
 import threading
 import time
 import traceback
+from collections import deque
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 
 Method = Callable[[bytes], bytes]
@@ -53,6 +58,34 @@ class Streaming:
 
     def __init__(self, fn: Callable[[bytes, Callable[[bytes], None]], bytes]) -> None:
         self.fn = fn
+
+
+class Duplex:
+    """A bidirectional streaming method, one stream carrying many requests
+    and their answers: open(send) is called as a stream begins and returns
+    the stream's handler, called with each message the client sends, in
+    order, on a poller thread. The handler decides quickly what to do with
+    the message (the next is read only once it has returned) and returns
+    None, or the work the message asks for: a function run then, on the
+    same thread, while the stream's later messages are read and handled, so
+    that the works of one stream run concurrently and may take long.
+
+    send(message, key=None) queues a message for the client, from any
+    thread, and never blocks: messages go in the order sent, except that a
+    message sent with a key replaces the one with that key still waiting
+    (progress reports, of which only the latest matters). Messages sent
+    once the stream has ended are dropped.
+
+    The stream ends with status OK once the client has sent its last
+    message, every work has returned and every message has gone; a handler
+    or a work raising Abort ends it at once with that status, dropping the
+    messages waiting, and any other exception with UNKNOWN. A stream the
+    client cancels (or whose connection breaks) ends its reading at once;
+    works running run on, their messages dropped."""
+
+    def __init__(self, open: Callable[[Callable[..., None]], Callable[[bytes], Optional[Callable[[], None]]]]) -> None:
+        self.open = open
+
 
 # gRPC status codes (the values of grpc.StatusCode) the pool answers with.
 UNKNOWN = 2
@@ -97,7 +130,7 @@ def serve(
     options: Options,
     ready: Callable[[], None],
 ) -> None:
-    """Serves methods (a Method, or a Streaming), keyed by full name
+    """Serves methods (a Method, a Streaming or a Duplex), keyed by full name
     ("/package.Service/Method"), on address; calls ready once the server
     listens, then serves until the process exits. Calls to other methods end
     with UNIMPLEMENTED."""
@@ -172,8 +205,8 @@ class CoreServer:
                     pass
                 elif type(tag) is tuple:
                     self._run(tag, event)
-                else:  # a Streaming method's message has gone
-                    tag.sent(event.success)
+                else:  # a streaming call's own event: its method handles it
+                    tag(event)
         except BaseException:
             # Not a method's failure (those are answered) but the server's
             # own: with a thread gone it could stop taking calls unnoticed.
@@ -216,6 +249,9 @@ class CoreServer:
         if method is None:
             name = event.call_details.method.decode("utf-8", "replace")
             self._end(call, UNIMPLEMENTED, f"unknown method {name}")
+            return
+        if type(method) is Duplex:
+            _DuplexCall(self, call, method).receive()
             return
         call.start_server_batch((self._receive_message(0),), (call, method))
 
@@ -298,6 +334,15 @@ class CoreServer:
         else:
             threading.Thread(target=self._poll, name="nexus-call", daemon=True).start()
 
+    def _send(self, call: Any, message: bytes, first: bool, tag: Any) -> None:
+        """Starts sending a streaming call's message, with the call's
+        initial metadata when it is the first; tag is called once it has
+        gone."""
+        ops: tuple = (self._send_message(message, 0),)
+        if first:
+            ops = (self._send_initial_metadata(None, 0), *ops)
+        call.start_server_batch(ops, tag)
+
     def _end(self, call: Any, code: int, details: str, started: bool = False) -> None:
         """Ends a call with a status and no reply; started says whether
         its initial metadata went already (with a streamed message)."""
@@ -337,16 +382,14 @@ class _Outbox:
 
     def _start(self, message: bytes) -> None:
         """Starts sending message. Called with _lock held."""
-        ops: tuple = (self._server._send_message(message, 0),)
-        if not self.started:
-            ops = (self._server._send_initial_metadata(None, 0), *ops)
-            self.started = True
+        self._server._send(self._call, message, not self.started, self._sent)
+        self.started = True
         self._busy = True
-        self._call.start_server_batch(ops, self)
 
-    def sent(self, ok: bool) -> None:
+    def _sent(self, event: Any) -> None:
         """A message has gone (or the call ended, when not ok): send the
         one waiting, if any."""
+        ok = event.success
         with self._lock:
             message, self._waiting = self._waiting, None
             if ok and message is not None:
@@ -368,6 +411,131 @@ class _Outbox:
         with self._lock:
             while self._busy:
                 self._idle.wait()
+
+
+class _DuplexCall:
+    """One call of a Duplex method: reads the client's messages one at a
+    time, runs their works, and sends the works' messages one at a time
+    (gRPC takes one of each at a time)."""
+
+    def __init__(self, server: CoreServer, call: Any, method: Duplex) -> None:
+        self._server = server
+        self._call = call
+        self._lock = threading.Lock()
+        # Guarded by _lock:
+        self._queue: deque = deque()  # [message, key] entries waiting to go
+        self._keyed: dict = {}  # key -> its entry in _queue
+        self._busy = False  # a message is on its way
+        self._started = False  # the initial metadata went, with the first message
+        self._reading = True  # the client may send more
+        self._works = 0  # works running
+        self._status: Optional[Tuple[int, str]] = None  # an Abort's, to end with
+        self._ended = False  # the status went: nothing more
+        self._broken = False  # a message failed to go: the client is gone
+        self._handle = method.open(self.send)
+
+    def receive(self) -> None:
+        """Asks for the client's next message."""
+        self._call.start_server_batch((self._server._receive_message(0),), self._received)
+
+    def _received(self, event: Any) -> None:
+        message = event.batch_operations[0].message() if event.success else None
+        if message is None:  # the client's last message, or the call broke
+            with self._lock:
+                self._reading = False
+                self._end_when_done()
+            return
+        server = self._server
+        server._begin()
+        try:
+            work = None
+            try:
+                work = self._handle(message)
+            except Exception as e:
+                self._abort(e)
+            with self._lock:
+                go_on = self._status is None
+                if work is not None and go_on:
+                    self._works += 1
+                else:
+                    work = None
+            if go_on:
+                self.receive()
+            if work is not None:
+                try:
+                    work()
+                except Exception as e:
+                    self._abort(e)
+                finally:
+                    with self._lock:
+                        self._works -= 1
+                        self._end_when_done()
+        finally:
+            server._finish()
+
+    def send(self, message: bytes, key: Any = None) -> None:
+        with self._lock:
+            if self._ended or self._broken or self._status is not None:
+                return
+            if key is not None:
+                waiting = self._keyed.get(key)
+                if waiting is not None:
+                    waiting[0] = message
+                    return
+            if not self._busy:
+                self._start(message)
+                return
+            entry = [message, key]
+            self._queue.append(entry)
+            if key is not None:
+                self._keyed[key] = entry
+
+    def _start(self, message: bytes) -> None:
+        """Starts sending message. Called with _lock held."""
+        self._server._send(self._call, message, not self._started, self._sent)
+        self._started = True
+        self._busy = True
+
+    def _sent(self, event: Any) -> None:
+        with self._lock:
+            self._busy = False
+            if not event.success:
+                self._broken = True
+                self._drop()
+            if self._queue:
+                message, key = self._queue.popleft()
+                if key is not None:
+                    del self._keyed[key]
+                self._start(message)
+                return
+            self._end_when_done()
+
+    def _abort(self, e: Exception) -> None:
+        if isinstance(e, Abort):
+            status = (e.code, e.details)
+        else:
+            status = (UNKNOWN, f"{type(e).__name__}: {e}")
+        with self._lock:
+            if self._status is None:
+                self._status = status
+            self._drop()
+            self._end_when_done()
+
+    def _drop(self) -> None:
+        """Drops the messages waiting. Called with _lock held."""
+        self._queue.clear()
+        self._keyed.clear()
+
+    def _end_when_done(self) -> None:
+        """Sends the status, once nothing more is to go before it. Called
+        with _lock held."""
+        if self._ended or self._busy:
+            return
+        if self._status is None and (self._reading or self._works > 0):
+            return
+        self._ended = True
+        code, details = self._status or (self._server._ok, "")
+        self._server._end(self._call, code, details, self._started)
 
 
 def serve_with_grpc(
@@ -403,6 +571,10 @@ def serve_with_grpc(
     services: dict = {}
     for name, method in methods.items():
         service, _, short = name.lstrip("/").rpartition("/")
+        if isinstance(method, Duplex):
+            # Not served: UNIMPLEMENTED tells the client to use the unary
+            # methods instead, as it does with a pool built before Duplex.
+            continue
         if isinstance(method, Streaming):
             handler = grpc.unary_stream_rpc_method_handler(streamed(method))
         else:

@@ -9,7 +9,7 @@ plugin.Empty.
 from __future__ import annotations
 
 import struct
-from typing import Optional
+from typing import NamedTuple, Optional
 
 # Wire types of the protobuf encoding.
 _VARINT = 0
@@ -98,21 +98,75 @@ def encode_call_reply(result: bytes = b"", error: str = "") -> bytes:
     return b"".join(parts)
 
 
-def encode_progress_event(done: float, total: Optional[float], message: str) -> bytes:
-    """nexus.pool.CallEvent{progress: Progress{done, total, message}}."""
+def encode_progress(done: float, total: Optional[float], message: str) -> bytes:
+    """nexus.pool.Progress{done, total, message}."""
     p = [b"\x09", struct.pack("<d", done)]
     if total is not None:
         p += [b"\x11", struct.pack("<d", total)]
     if message:
         m = message.encode("utf-8", "backslashreplace")
         p += [b"\x1a", _varint(len(m)), m]
-    progress = b"".join(p)
+    return b"".join(p)
+
+
+def encode_progress_event(progress: bytes) -> bytes:
+    """nexus.pool.CallEvent{progress}, progress an encoded Progress."""
     return b"\x0a" + _varint(len(progress)) + progress
 
 
 def encode_reply_event(reply: bytes) -> bytes:
     """nexus.pool.CallEvent{reply}, reply an encoded CallReply."""
     return b"\x12" + _varint(len(reply)) + reply
+
+
+# The kinds of a CallMessage.
+CALL = "call"
+CANCEL = "cancel"
+
+
+class CallMessage(NamedTuple):
+    """A decoded nexus.pool.CallMessage: a call (kind CALL, with its
+    request and whether it wants progress) or a cancellation (CANCEL)."""
+
+    id: int
+    kind: str
+    request: memoryview  # an encoded CallRequest, for a call
+    progress: bool
+
+
+def decode_call_message(data: bytes) -> CallMessage:
+    """nexus.pool.CallMessage → CallMessage. A message with neither a
+    call nor a cancellation is malformed: a nexus sends neither."""
+    f = _fields(data)
+    id_ = f.get(1, 0)
+    if not isinstance(id_, int):
+        raise ValueError("malformed CallMessage id")
+    call = f.get(2)
+    if isinstance(call, memoryview):
+        c = _fields(call)
+        request = c.get(1, memoryview(b""))
+        progress = c.get(2, 0)
+        if not isinstance(request, memoryview) or not isinstance(progress, int):
+            raise ValueError("malformed StreamCall")
+        return CallMessage(id_, CALL, request, progress != 0)
+    if isinstance(f.get(3), memoryview):
+        return CallMessage(id_, CANCEL, memoryview(b""), False)
+    raise ValueError(f"CallMessage {id_} holds neither a call nor a cancellation")
+
+
+def encode_progress_answer(id_: int, progress: bytes) -> bytes:
+    """nexus.pool.CallAnswer{id, progress}, progress an encoded Progress."""
+    return _answer_id(id_) + b"\x12" + _varint(len(progress)) + progress
+
+
+def encode_reply_answer(id_: int, reply: bytes) -> bytes:
+    """nexus.pool.CallAnswer{id, reply}, reply an encoded CallReply."""
+    return _answer_id(id_) + b"\x1a" + _varint(len(reply)) + reply
+
+
+def _answer_id(id_: int) -> bytes:
+    # proto3 leaves out a field at its default: id 0 has no bytes.
+    return b"\x08" + _varint(id_) if id_ else b""
 
 
 def decode_health_request(data: bytes) -> str:
