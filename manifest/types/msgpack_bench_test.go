@@ -62,3 +62,69 @@ func BenchmarkFromJSONReals(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkArgsReals is the rest of the nexus's work on that call's
+// argument: encoding it for the pool, as an array and packed (ext 1, for
+// Python pools); and BenchmarkArgsInts the same for a hundred thousand
+// integers.
+func BenchmarkArgsReals(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	xs := make([]float64, 100_000)
+	for i := range xs {
+		xs[i] = r.Float64() * 1000
+	}
+	benchEncodeArgs(b, ListOf(RealType), xs)
+}
+
+func BenchmarkArgsInts(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	xs := make([]int64, 100_000)
+	for i := range xs {
+		xs[i] = r.Int64N(1 << 40)
+	}
+	benchEncodeArgs(b, ListOf(IntType), xs)
+}
+
+func benchEncodeArgs(b *testing.B, t *Type, v any) {
+	for _, enc := range []struct {
+		name   string
+		encode func([]*Type, []any) ([]byte, error)
+	}{{"array", EncodeArgs}, {"packed", EncodePackedArgs}} {
+		b.Run(enc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := enc.encode([]*Type{t}, []any{v}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResultReals is the way back for a [Real] result of a hundred
+// thousand items: the pool's msgpack array read, then written as JSON.
+func BenchmarkResultReals(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	xs := make([]float64, 100_000)
+	for i := range xs {
+		xs[i] = r.Float64() * 1000
+	}
+	data, _ := msgpack.Marshal(xs)
+	t := ListOf(RealType)
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := DecodeMsgpackBytes(t, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ToJSON(t, xs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
