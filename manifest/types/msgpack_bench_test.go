@@ -128,3 +128,21 @@ func BenchmarkResultReals(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFromJSONRecordReals reads the hundred thousand reals of
+// BenchmarkFromJSONReals as a field of a record given whole.
+func BenchmarkFromJSONRecordReals(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	xs := make([]float64, 100_000)
+	for i := range xs {
+		xs[i] = r.Float64() * 1000
+	}
+	data, _ := json.Marshal(map[string]any{"xs": xs, "ns": []int{}})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromJSON(samples, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
