@@ -13,7 +13,7 @@ import (
 )
 
 // packedProgram passes lists of reals and integers, alone and inside a
-// record, a tuple, a list and an optional, to Python, which the nexus
+// record, a tuple, a list, a map and an optional, to Python, which the nexus
 // sends them to packed (docs/pool-protocol.md, "Packed lists"), and through
 // the C++ and Go pools, which get arrays.
 var packedProgram = files{
@@ -58,7 +58,7 @@ import root-go
 source Py from "lists.py"
   ( "ident" as pyReals, "ident" as pyInts, "ident" as pySample, "ident" as pyPair
   , "ident" as pyGrid, "ident" as pyMaybe, "shape" as shapeSample, "shape" as shapePair
-  , "shape" as shapeGrid, "total" as pyTotal
+  , "shape" as shapeGrid, "total" as pyTotal, "ident" as pyByName
   )
 source Cpp from "lists.hpp" ("reals" as cppReals, "ints" as cppInts)
 source Go from "lists.go" ("Reals" as goReals, "Ints" as goInts)
@@ -80,6 +80,7 @@ shapeSample :: Sample -> Str
 shapePair :: ([Int], [Real]) -> Str
 shapeGrid :: [[Real]] -> Str
 pyTotal :: [Real] -> Real
+pyByName :: Map Str [Int] -> Map Str [Int]
 cppReals :: [Real] -> [Real]
 cppInts :: [Int] -> [Int]
 goReals :: [Real] -> [Real]
@@ -117,6 +118,7 @@ var packedCases = []struct {
 	{"pyMaybe", `[-9223372036854775808]`, `[-9223372036854775808]`},
 	{"pyMaybe", `[]`, `[]`},
 	{"pyTotal", `[0.5, 0.25, 2]`, `2.75`},
+	{"pyByName", `{"b":[9223372036854775807],"a":[]}`, `{"a":[],"b":[9223372036854775807]}`},
 	{"cppReals", `[-0.0, 1e308, 5e-324, 3]`, `[-0.0,1e+308,5e-324,3.0]`},
 	{"goReals", `[-0.0, 1e308, 5e-324, 3]`, `[-0.0,1e+308,5e-324,3.0]`},
 	{"cppInts", `[-9223372036854775808, 9223372036854775807]`, `[-9223372036854775808,9223372036854775807]`},
