@@ -75,6 +75,11 @@ type Pool struct {
 	// does not load the user's shell. Empty in manifests written before it
 	// was recorded: those start Command[0] from PATH.
 	Interpreter string `json:"interpreter,omitempty"`
+	// PackedLists reports that the pool reads [Real] and [Int] arguments
+	// sent packed (types.EncodePackedArgs): `nexus make` sets it for the
+	// Python pools it writes, whose runtime does. False in manifests
+	// written before, whose copy of the runtime would refuse them.
+	PackedLists bool `json:"packed_lists,omitempty"`
 }
 
 // Server is another MCP server whose tools are functions of the program:

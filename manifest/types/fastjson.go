@@ -11,11 +11,12 @@ import (
 
 // parseFast reads data as a value of type t in one pass over the bytes,
 // for the shapes that make up large arguments: numbers, plain strings,
-// booleans, null, Json values (their text, compacted), and lists and
-// tuples of them, a list of numbers, strings
-// or booleans straight into its typed slice (list.go). Anything else
-// (records, maps, strings with escapes, numbers that need intFromNumber,
-// and every malformed or mistyped input) makes it give up with ok false,
+// booleans, null, Json values (their text, compacted), and lists, tuples
+// and records of them, a list of numbers, strings or booleans straight
+// into its typed slice (list.go). Anything else (maps, strings with
+// escapes, numbers that need intFromNumber, a Json inside a record, a
+// record with a key twice or a field missing that has no default, and
+// every malformed or mistyped input) makes it give up with ok false,
 // and FromJSON reads the value the general way, which also gives the
 // error. So whatever parseFast accepts, it reads exactly as the general way
 // would, except that a Json value keeps its text as it came (compacted),
@@ -44,6 +45,9 @@ func parseFast(t *Type, data []byte) (v any, ok bool) {
 type fastParser struct {
 	data []byte
 	pos  int
+	// inRecord counts the records being read: a Json inside one is left
+	// to the general way, which has always written its keys sorted there.
+	inRecord int
 }
 
 func (p *fastParser) space() { p.pos = jsonlex.Space(p.data, p.pos) }
@@ -62,6 +66,9 @@ func (p *fastParser) value(t *Type) (v any, ok bool) {
 	case Unit:
 		return nil, p.literal("null")
 	case JSON:
+		if p.inRecord > 0 {
+			return nil, false
+		}
 		var deep bool
 		if end, ok, deep = jsonlex.Value(p.data, p.pos); !ok || deep {
 			return nil, false
@@ -76,6 +83,8 @@ func (p *fastParser) value(t *Type) (v any, ok bool) {
 		return p.list(t.Elem)
 	case Tuple:
 		return p.tuple(t.Items)
+	case Record:
+		return p.record(t)
 	}
 	p.pos = end
 	return v, ok
@@ -111,6 +120,78 @@ func (p *fastParser) tuple(items []*Type) (any, bool) {
 		return nil, false
 	}
 	return p.anyItems(nil, items)
+}
+
+// record reads a JSON object as a value of the record t, as recordFromJSON
+// does: a field left out takes its default, or nil when it is optional. A
+// record given whole is where large lists travel inside records, and the
+// general way would make an interface value of each of their items first.
+func (p *fastParser) record(t *Type) (any, bool) {
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+		return nil, false
+	}
+	p.pos++
+	p.inRecord++
+	defer func() { p.inRecord-- }()
+	out := make(map[string]any, len(t.Fields))
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return out, fillRecord(t, out)
+	}
+	for {
+		p.space()
+		key, end, ok := fastStr(p.data, p.pos)
+		if !ok {
+			return nil, false
+		}
+		f := t.Field(key)
+		if _, twice := out[key]; f == nil || twice {
+			return nil, false
+		}
+		p.pos = jsonlex.Space(p.data, end)
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, false
+		}
+		p.pos++
+		p.space()
+		v, ok := p.value(f.Type)
+		if !ok {
+			return nil, false
+		}
+		out[key] = v
+		var more bool
+		if p.pos, more, ok = jsonlex.ItemEnd(p.data, p.pos, '}'); !ok {
+			return nil, false
+		}
+		if !more {
+			return out, fillRecord(t, out)
+		}
+	}
+}
+
+// fillRecord gives the fields of t that out lacks their values, as
+// recordFromJSON does; ok is false when one has none (an error the
+// general way reports).
+func fillRecord(t *Type, out map[string]any) bool {
+	for _, f := range t.Fields {
+		if _, ok := out[f.Name]; ok {
+			continue
+		}
+		switch {
+		case len(f.Default) > 0:
+			v, err := FromJSON(f.Type, f.Default)
+			if err != nil {
+				return false
+			}
+			out[f.Name] = v
+		case f.Type.Kind == Optional:
+			out[f.Name] = nil
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // anyItems reads the items of a list, after its '[', into a []any: items

@@ -186,10 +186,21 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
+// samples is a record of large lists, as a record argument carries them.
+var samples = &Type{Kind: Record, Name: "Samples", Fields: []Field{
+	{Name: "xs", Type: ListOf(RealType)},
+	{Name: "ns", Type: ListOf(IntType)},
+	{Name: "more", Type: OptionalOf(ListOf(RealType))},
+}}
+
 // FuzzParseFast checks that the one-pass reader of common shapes reads
 // every input it accepts exactly as the general reader does.
 func FuzzParseFast(f *testing.F) {
-	for _, s := range []string{`1`, `-0`, `1.5e3`, `"a"`, `"é"`, `"\u00e9"`, `[1,2,3]`, ` [ 1 , 2 ] `, `[[1],[2,3]]`, `[1,"a"]`, `true`, `null`, `[1.0]`, `01`, `1.`, `[1,]`, `[true,false]`, `[true,1]`, `9223372036854775808`, "\"\xff\"", `[]`, `[null,2]`} {
+	for _, s := range []string{`1`, `-0`, `1.5e3`, `"a"`, `"é"`, `"\u00e9"`, `[1,2,3]`, ` [ 1 , 2 ] `, `[[1],[2,3]]`, `[1,"a"]`, `true`, `null`, `[1.0]`, `01`, `1.`, `[1,]`, `[true,false]`, `[true,1]`, `9223372036854775808`, "\"\xff\"", `[]`, `[null,2]`,
+		`{"name":"n"}`, `{ "name" : "n" , "score" : 1 , "tags" : [ "a" ] , "at" : { "x" : 1 , "y" : 2 } }`,
+		`{"name":"n","name":"m"}`, `{"name":"n","extra":1}`, `{"score":1}`, `{"name":"n",}`, `{"name":"n" "score":1}`,
+		`{"name":"n","note":null,"at":null}`, `[{"name":"a"},{"name":"b","tags":[]}]`, `{"id":1,"body":{"b":1,"a":2}}`,
+		`{"xs":[1,2.5],"ns":[-9223372036854775808]}`, `{"xs":[],"ns":[],"more":[1e308]}`} {
 		f.Add([]byte(s))
 	}
 	shapes := []*Type{
@@ -197,6 +208,7 @@ func FuzzParseFast(f *testing.F) {
 		ListOf(IntType), ListOf(RealType), ListOf(StrType), ListOf(BoolType), ListOf(ListOf(IntType)),
 		OptionalOf(IntType), ListOf(OptionalOf(IntType)), TupleOf(IntType, StrType),
 		JSONType, ListOf(OptionalOf(JSONType)),
+		entry, ListOf(entry), doc, samples,
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, ty := range shapes {
@@ -217,4 +229,36 @@ func FuzzParseFast(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseFastRecords checks which records the one-pass reader takes
+// (FuzzParseFast checks that it reads them as the general way does): a
+// record of large lists must not fall back to an interface value per item.
+func TestParseFastRecords(t *testing.T) {
+	for _, c := range []struct {
+		typ  *Type
+		in   string
+		fast bool
+	}{
+		{samples, `{"xs":[1,2.5],"ns":[3]}`, true},
+		{samples, ` { "ns" : [ ] , "xs" : [ ] , "more" : [ -0.0 ] } `, true},
+		{ListOf(entry), `[{"name":"a","at":{"x":1,"y":2}},{"name":"b","tags":[]}]`, true},
+		{entry, `{}`, false},                          // name has no default: the general way says so
+		{entry, `{"name":"a","name":"b"}`, false},     // encoding/json keeps the last
+		{entry, `{"name":"a","size":1}`, false},       // no such field
+		{entry, `{"na\u006de":"a"}`, false},           // a key with an escape
+		{doc, `{"id":1,"body":{"b":1,"a":2}}`, false}, // a Json's keys come sorted in a record
+		{samples, `{"xs":[1],"ns":[1.5]}`, false},     // not an integer
+	} {
+		v, ok := parseFast(c.typ, []byte(c.in))
+		if ok != c.fast {
+			t.Errorf("%s %s: parseFast ok %v, want %v", c.typ, c.in, ok, c.fast)
+			continue
+		}
+		if rec, isRec := v.(map[string]any); ok && isRec {
+			if _, typed := rec["xs"].([]float64); !typed {
+				t.Errorf("%s %s: xs is %T, want []float64", c.typ, c.in, rec["xs"])
+			}
+		}
+	}
 }

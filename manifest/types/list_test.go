@@ -112,7 +112,7 @@ func TestTypedLists(t *testing.T) {
 }
 
 // TestTypedListMismatch: a typed slice that is not of its list's element
-// type is refused by both writers, at the first item, as a []any of the
+// type is refused by both writers (msgpack's packed or not), at the first item, as a []any of the
 // same items is.
 func TestTypedListMismatch(t *testing.T) {
 	for _, tc := range []struct {
@@ -129,10 +129,14 @@ func TestTypedListMismatch(t *testing.T) {
 		if out, err := ToJSON(tc.typ, tc.v); err == nil {
 			t.Errorf("ToJSON(%s, %#v) = %s, want an error", tc.typ, tc.v, out)
 		}
-		if out, err := EncodeArgs([]*Type{tc.typ}, []any{tc.v}); err == nil {
-			t.Errorf("EncodeArgs(%s, %#v) = %x, want an error", tc.typ, tc.v, out)
-		} else if tc.typ.Kind == List && !strings.Contains(err.Error(), "at [0]") {
-			t.Errorf("EncodeArgs(%s, %#v): %v, want the error at [0]", tc.typ, tc.v, err)
+		// Packed, a [Real] or [Int] must not go as the other list.
+		for _, packed := range []bool{false, true} {
+			out, err := encodeArgs([]*Type{tc.typ}, []any{tc.v}, packed)
+			if err == nil {
+				t.Errorf("encodeArgs(%s, %#v, packed %v) = %x, want an error", tc.typ, tc.v, packed, out)
+			} else if tc.typ.Kind == List && !strings.Contains(err.Error(), "at [0]") {
+				t.Errorf("encodeArgs(%s, %#v, packed %v): %v, want the error at [0]", tc.typ, tc.v, packed, err)
+			}
 		}
 	}
 }

@@ -567,3 +567,70 @@ func TestDecodeMsgpackLong(t *testing.T) {
 		t.Errorf("array of %d pairs from a stream: %v", n, err)
 	}
 }
+
+// TestDecodeReals: a list of reals read from memory takes its float 64s
+// a block at a time; an item of another form, anywhere (inside a block or
+// at its edge, after the first block), is read as decodeReal reads it, and
+// a bad or missing one fails with its index, as through the decoder.
+func TestDecodeReals(t *testing.T) {
+	const n = 1300 // more than two blocks
+	want := make([]float64, n)
+	for i := range want {
+		want[i] = float64(i) / 3
+	}
+	want[0] = math.Copysign(0, -1)
+	encode := func(odd map[int]func(*msgpack.Encoder) error, items int) []byte {
+		return foreign(t, func(e *msgpack.Encoder) error {
+			if err := e.EncodeArrayLen(n); err != nil {
+				return err
+			}
+			for i := range items {
+				var err error
+				if f, ok := odd[i]; ok {
+					err = f(e)
+				} else {
+					err = e.EncodeFloat64(want[i])
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	asInt := func(i int) func(*msgpack.Encoder) error {
+		return func(e *msgpack.Encoder) error { return e.EncodeInt(int64(want[i])) }
+	}
+	for _, i := range []int{3, 511, 512, 1024, 1299} {
+		want[i] = float64(int64(want[i])) // integral, so it can be sent as an integer
+	}
+	mixed := encode(map[int]func(*msgpack.Encoder) error{
+		3: asInt(3), 511: asInt(511), 512: asInt(512), 1024: asInt(1024), 1299: asInt(1299),
+		600: func(e *msgpack.Encoder) error { return e.EncodeFloat32(float32(want[600])) },
+	}, n)
+	want[600] = float64(float32(want[600]))
+	for _, c := range []struct {
+		name string
+		data []byte
+		err  string
+	}{
+		{"float 64s", encode(nil, n), ""},
+		{"mixed forms", mixed, ""},
+		{"a string", encode(map[int]func(*msgpack.Encoder) error{700: func(e *msgpack.Encoder) error { return e.EncodeString("x") }}, n), "at [700]: "},
+		{"truncated", encode(nil, 900), "at [900]: "},
+		{"truncated item", encode(nil, n)[:1+3+9*1000+4], "at [1000]: "},
+	} {
+		got, err := DecodeMsgpackBytes(ListOf(RealType), c.data)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.err == "" && !reflect.DeepEqual(got, want):
+			t.Errorf("%s: the reals came back changed", c.name)
+		case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one starting %q", c.name, err, c.err)
+		}
+		if c.err == "" && err == nil && !math.Signbit(got.([]float64)[0]) {
+			t.Errorf("%s: -0.0 lost its sign", c.name)
+		}
+	}
+}

@@ -119,6 +119,7 @@ func writePools(m *manifest.Manifest, sources map[int]string, tmp, interpreter s
 			if err == nil {
 				p.Command, err = python.WriteFor(p.Interpreter, dir, tmp, byLang[p.Lang])
 			}
+			p.PackedLists = true
 		case manifest.Cpp:
 			p.Command, err = cpp.Write(dir, tmp, byLang[p.Lang])
 		case manifest.Go:

@@ -82,7 +82,11 @@ func (d *Dispatcher) call(ctx context.Context, f *manifest.Function, args []any)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in, err := types.EncodeArgs(f.Args, args)
+	encode := types.EncodeArgs
+	if p := d.M.Pool(f.Pool); p != nil && p.PackedLists {
+		encode = types.EncodePackedArgs
+	}
+	in, err := encode(f.Args, args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode arguments: %w", f.Name, err)
 	}

@@ -394,6 +394,17 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
 
   msgpack::packer<Buffer>& pack() { return packer_; }
+  // write_double writes d as a float 64, always, as the protocol says a
+  // Real is sent: msgpack-c's pack_double writes a whole number as an
+  // integer, which turns -0.0 into 0.
+  void write_double(double d) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    char b[9];
+    b[0] = static_cast<char>(0xcb);
+    for (int i = 0; i < 8; ++i) b[1 + i] = static_cast<char>(bits >> (56 - 8 * i));
+    buffer_.write(b, sizeof b);
+  }
   void reserve(std::size_t n) { buffer_.reserve(n); }
   void finish() { buffer_.finish(); }
 
@@ -469,7 +480,7 @@ struct Codec<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, boo
 template <class T>
 struct Codec<T, std::enable_if_t<std::is_floating_point_v<T>>> {
   static T read(Reader& r) { return static_cast<T>(r.read_double()); }
-  static void write(Writer& w, T v) { w.pack().pack_double(static_cast<double>(v)); }
+  static void write(Writer& w, T v) { w.write_double(static_cast<double>(v)); }
 };
 
 inline void write_string(Writer& w, std::string_view s) {
