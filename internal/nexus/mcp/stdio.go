@@ -13,6 +13,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/osproc"
+	"github.com/nexus-run/nexus/internal/steptrace"
 )
 
 // Bounds of the stdio transport, the defaults of StdioOptions.
@@ -90,8 +91,9 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 	readErr := make(chan error, 1)
 	go func() {
 		lr := newLineReader(in, opts.MaxLine)
-		for {
+		for n := 1; ; n++ {
 			l, err := lr.next()
+			markFirst("line %d read", n)
 			if l.tooLong != nil || len(bytes.TrimSpace(l.data)) > 0 {
 				select {
 				case lines <- l:
@@ -178,9 +180,10 @@ func waitUpTo(done <-chan struct{}, d time.Duration) bool {
 // replyWriter writes replies, one line each, from many goroutines, and
 // keeps count of the bytes waiting to be written (the backlog).
 type replyWriter struct {
-	wmu  sync.Mutex // held while writing
-	out  io.Writer
-	fail func() // called once writing has failed
+	wmu     sync.Mutex // held while writing
+	out     io.Writer
+	written int    // replies written, guarded by wmu
+	fail    func() // called once writing has failed
 
 	// Guarded by mu, never held while writing, so that the backlog and a
 	// failure can be read while a write blocks.
@@ -207,7 +210,10 @@ func (w *replyWriter) write(reply []byte) {
 	if w.err() != nil {
 		return
 	}
-	if _, err := w.out.Write(append(reply, '\n')); err != nil {
+	_, err := w.out.Write(append(reply, '\n'))
+	w.written++
+	markFirst("reply %d written", w.written)
+	if err != nil {
 		w.mu.Lock()
 		w.failed = fmt.Errorf("write stdout: %w", err)
 		w.mu.Unlock()
@@ -251,6 +257,15 @@ func (w *replyWriter) err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.failed
+}
+
+// markFirst marks the n-th line read or reply written as a step of the
+// start (package steptrace), for the first few: a cold start's client
+// sends initialize, notifications/initialized and its first call.
+func markFirst(format string, n int) {
+	if n <= 3 && steptrace.On() {
+		steptrace.Mark(fmt.Sprintf(format, n))
+	}
 }
 
 // ReserveStdout moves the process's standard output aside for protocol

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/nexus-run/nexus/internal/nexus/progress"
+	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/proto"
 )
@@ -155,10 +156,12 @@ func (inst *instance) proc() *process {
 
 // start launches the pool and waits for its handshake.
 func (inst *instance) start() error {
+	steptrace.Mark("pool start")
 	rpc, err := inst.client.Client()
 	if err != nil {
 		return inst.startError(err)
 	}
+	steptrace.Mark("pool handshake read")
 	raw, err := rpc.Dispense(pluginName)
 	if err != nil {
 		return fmt.Errorf("start %s pool: %w", inst.sp.name(), err)
@@ -175,6 +178,7 @@ func (inst *instance) start() error {
 	inst.calls = calls
 	inst.mu.Unlock()
 	inst.sink.started()
+	steptrace.Mark("pool stream open")
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -272,12 +273,15 @@ func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte
 		<-sp.slots
 		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), err)
 	}
+	steptrace.Mark("pool call")
 	inst, err := sp.enter(ctx)
 	if err != nil {
 		<-sp.slots
 		return nil, err
 	}
-	return inst.call(ctx, f, args)
+	res, err := inst.call(ctx, f, args)
+	steptrace.Mark("pool reply")
+	return res, err
 }
 
 // running returns the running instance of the pool for lang, starting it
@@ -308,7 +312,9 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		return nil, err
 	}
 	if s.dir == "" {
+		steptrace.Mark("socket folder")
 		dir, err := makeSocketFolder(socketParent(s.opts.TempDir))
+		steptrace.Mark("socket folder made")
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 
 	"github.com/nexus-run/nexus/internal/osproc"
+	"github.com/nexus-run/nexus/internal/steptrace"
 )
 
 // process is one run of a pool's program: the go-plugin runner.Runner that
@@ -81,7 +82,9 @@ func (p *process) Start(context.Context) error {
 	}
 	p.cmd.Stdout = outW
 	p.cmd.Stderr = errW
+	steptrace.Mark("pool exec")
 	group, err := osproc.Start(p.cmd)
+	steptrace.Mark("pool exec'd")
 	// The pool holds the write ends now; ours would keep the pipes open
 	// after it exits.
 	outW.Close()

@@ -1,0 +1,161 @@
+// Command startsteps profiles a nexus's cold start over stdio, step by
+// step: it starts `nexus mcp PROG` with NEXUS_STEPS=1 (package
+// internal/steptrace), sends initialize, notifications/initialized and
+// one tools/call, as the peers benchmark's cold start does, and reports
+// the median time of each step the nexus marked, counted from just before
+// the exec, over -n starts.
+//
+//	go run ./integration/startsteps -nexus bin/nexus -n 10 PROG...
+//
+// PROG is a launcher built with nexus make whose tool -tool takes -args.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	nexus := flag.String("nexus", "bin/nexus", "the nexus binary")
+	n := flag.Int("n", 10, "starts per program")
+	tool := flag.String("tool", "trivial", "the tool called")
+	args := flag.String("args", `{"x":1}`, "its arguments, a JSON object")
+	flag.Parse()
+	if *n < 1 || *n > 1000 || flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: startsteps [-nexus BIN] [-n 1..1000] [-tool T -args JSON] PROG...")
+		os.Exit(2)
+	}
+	for _, prog := range flag.Args() {
+		if err := profile(*nexus, prog, *tool, json.RawMessage(*args), *n); err != nil {
+			fmt.Fprintf(os.Stderr, "startsteps: %s: %v\n", prog, err)
+			os.Exit(1)
+		}
+	}
+}
+
+// profile starts prog n times and prints the median of each step.
+func profile(nexus, prog, tool string, args json.RawMessage, n int) error {
+	steps := map[string][]time.Duration{}
+	var order []string
+	for i := 0; i < n; i++ {
+		marks, err := start(nexus, prog, tool, args)
+		if err != nil {
+			return err
+		}
+		for _, m := range marks {
+			if _, ok := steps[m.name]; !ok {
+				order = append(order, m.name)
+			}
+			steps[m.name] = append(steps[m.name], m.at)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return int(median(steps[a]) - median(steps[b])) })
+	fmt.Printf("%s, median of %d starts (ms from exec)\n", prog, n)
+	for _, name := range order {
+		fmt.Printf("  %7.2f  %s\n", float64(median(steps[name]).Microseconds())/1000, name)
+	}
+	return nil
+}
+
+type mark struct {
+	name string
+	at   time.Duration
+}
+
+// stepTimeout bounds one start: a nexus answers its first call within
+// milliseconds, and a hung one must not hang the profile.
+const stepTimeout = 20 * time.Second
+
+// start runs one cold start and returns the nexus's marks and the
+// client's own ("answer read").
+func start(nexus, prog, tool string, args json.RawMessage) ([]mark, error) {
+	cmd := exec.Command(nexus, "mcp", prog)
+	cmd.Env = append(os.Environ(), "NEXUS_STEPS=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	timer := time.AfterFunc(stepTimeout, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	logged := make(chan []mark, 1)
+	go func() { logged <- readMarks(stderr, t0) }()
+
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	msgs := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"startsteps","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	r := bufio.NewReader(stdout)
+	if _, err := io.WriteString(stdin, msgs[0]+"\n"); err != nil {
+		return nil, err
+	}
+	if _, err := r.ReadBytes('\n'); err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if _, err := io.WriteString(stdin, msgs[1]+"\n"+string(call)+"\n"); err != nil {
+		return nil, err
+	}
+	answer, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("tools/call: %w", err)
+	}
+	answered := time.Since(t0)
+	if strings.Contains(string(answer), `"isError":true`) || strings.Contains(string(answer), `"error"`) {
+		return nil, fmt.Errorf("tools/call failed: %s", answer)
+	}
+	stdin.Close()
+	marks := <-logged
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("nexus ended with %w", err)
+	}
+	return append(marks, mark{"answer read (client)", answered}), nil
+}
+
+// readMarks reads the nexus's stderr to its end and returns its step
+// marks, relative to t0.
+func readMarks(r io.Reader, t0 time.Time) []mark {
+	var marks []mark
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), " ", 3)
+		if len(f) != 3 || f[0] != "nexus-step" {
+			fmt.Fprintln(os.Stderr, sc.Text())
+			continue
+		}
+		us, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		marks = append(marks, mark{f[2], time.UnixMicro(us).Sub(t0)})
+	}
+	return marks
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
