@@ -3,7 +3,9 @@
 // internal/steptrace), sends initialize, notifications/initialized and
 // one tools/call, as the peers benchmark's cold start does, and reports
 // the median time of each step the nexus marked, counted from just before
-// the exec, over -n starts.
+// the exec, over -n starts. Given several nexus binaries (-nexus A,B), it
+// alternates them start by start, so that a busy machine's drift weighs
+// on each alike, and reports each.
 //
 //	go run ./integration/startsteps -nexus bin/nexus -n 10 PROG...
 //
@@ -25,7 +27,7 @@ import (
 )
 
 func main() {
-	nexus := flag.String("nexus", "bin/nexus", "the nexus binary")
+	nexus := flag.String("nexus", "bin/nexus", "the nexus binary, or several, comma-separated")
 	n := flag.Int("n", 10, "starts per program")
 	tool := flag.String("tool", "trivial", "the tool called")
 	args := flag.String("args", `{"x":1}`, "its arguments, a JSON object")
@@ -35,33 +37,41 @@ func main() {
 		os.Exit(2)
 	}
 	for _, prog := range flag.Args() {
-		if err := profile(*nexus, prog, *tool, json.RawMessage(*args), *n); err != nil {
+		if err := profile(strings.Split(*nexus, ","), prog, *tool, json.RawMessage(*args), *n); err != nil {
 			fmt.Fprintf(os.Stderr, "startsteps: %s: %v\n", prog, err)
 			os.Exit(1)
 		}
 	}
 }
 
-// profile starts prog n times and prints the median of each step.
-func profile(nexus, prog, tool string, args json.RawMessage, n int) error {
-	steps := map[string][]time.Duration{}
-	var order []string
+// profile starts prog n times with each nexus and prints the median of
+// each step.
+func profile(nexus []string, prog, tool string, args json.RawMessage, n int) error {
+	steps := make([]map[string][]time.Duration, len(nexus))
+	for i := range steps {
+		steps[i] = map[string][]time.Duration{}
+	}
 	for i := 0; i < n; i++ {
-		marks, err := start(nexus, prog, tool, args)
-		if err != nil {
-			return err
-		}
-		for _, m := range marks {
-			if _, ok := steps[m.name]; !ok {
-				order = append(order, m.name)
+		for j, bin := range nexus {
+			marks, err := start(bin, prog, tool, args)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bin, err)
 			}
-			steps[m.name] = append(steps[m.name], m.at)
+			for _, m := range marks {
+				steps[j][m.name] = append(steps[j][m.name], m.at)
+			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return int(median(steps[a]) - median(steps[b])) })
-	fmt.Printf("%s, median of %d starts (ms from exec)\n", prog, n)
-	for _, name := range order {
-		fmt.Printf("  %7.2f  %s\n", float64(median(steps[name]).Microseconds())/1000, name)
+	for j, bin := range nexus {
+		var order []string
+		for name := range steps[j] {
+			order = append(order, name)
+		}
+		slices.SortFunc(order, func(a, b string) int { return int(median(steps[j][a]) - median(steps[j][b])) })
+		fmt.Printf("%s with %s, median of %d starts (ms from exec)\n", prog, bin, n)
+		for _, name := range order {
+			fmt.Printf("  %7.2f  %s\n", float64(median(steps[j][name]).Microseconds())/1000, name)
+		}
 	}
 	return nil
 }

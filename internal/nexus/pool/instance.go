@@ -145,6 +145,7 @@ func (inst *instance) newProcess(_ hclog.Logger, cmd *exec.Cmd, _ string) (runne
 		return nil, ErrClosed
 	}
 	inst.process = newProcess(inst.sp.name()+" pool", inst.sp.argv, cmd.Env)
+	inst.process.launched = inst.sp.markLaunched
 	return inst.process, nil
 }
 

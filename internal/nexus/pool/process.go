@@ -35,7 +35,10 @@ type process struct {
 
 	pid   int
 	group *osproc.Group
-	done  chan struct{} // closed once the pool has exited and been reaped
+	// launched, when set, is called once Start has launched the process
+	// or failed to.
+	launched func()
+	done     chan struct{} // closed once the pool has exited and been reaped
 
 	mu     sync.Mutex
 	killed bool             // Kill was called: a Start after it must not launch
@@ -67,6 +70,9 @@ func newProcess(name string, argv []string, env []string) *process {
 func (p *process) Start(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.launched != nil {
+		defer p.launched()
+	}
 	if p.killed {
 		return ErrClosed
 	}
