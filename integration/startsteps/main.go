@@ -5,7 +5,10 @@
 // the median time of each step the nexus marked, counted from just before
 // the exec, over -n starts. Given several nexus binaries (-nexus A,B), it
 // alternates them start by start, so that a busy machine's drift weighs
-// on each alike, and reports each.
+// on each alike, and reports each. With -calls N each start then makes N
+// more sequential calls, a raw client's (no SDK's) view of the stdio front
+// end, and their median and 99th percentile are reported too; with
+// NEXUS_DEBUG_ADDR set the nexus serves its profiler meanwhile.
 //
 //	go run ./integration/startsteps -nexus bin/nexus -n 10 PROG...
 //
@@ -31,13 +34,14 @@ func main() {
 	n := flag.Int("n", 10, "starts per program")
 	tool := flag.String("tool", "trivial", "the tool called")
 	args := flag.String("args", `{"x":1}`, "its arguments, a JSON object")
+	calls := flag.Int("calls", 0, "sequential calls after the first, per start")
 	flag.Parse()
-	if *n < 1 || *n > 1000 || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: startsteps [-nexus BIN] [-n 1..1000] [-tool T -args JSON] PROG...")
+	if *n < 1 || *n > 1000 || *calls < 0 || *calls > 1_000_000 || flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: startsteps [-nexus BIN] [-n 1..1000] [-calls 0..1000000] [-tool T -args JSON] PROG...")
 		os.Exit(2)
 	}
 	for _, prog := range flag.Args() {
-		if err := profile(strings.Split(*nexus, ","), prog, *tool, json.RawMessage(*args), *n); err != nil {
+		if err := profile(strings.Split(*nexus, ","), prog, *tool, json.RawMessage(*args), *n, *calls); err != nil {
 			fmt.Fprintf(os.Stderr, "startsteps: %s: %v\n", prog, err)
 			os.Exit(1)
 		}
@@ -46,17 +50,19 @@ func main() {
 
 // profile starts prog n times with each nexus and prints the median of
 // each step.
-func profile(nexus []string, prog, tool string, args json.RawMessage, n int) error {
+func profile(nexus []string, prog, tool string, args json.RawMessage, n, calls int) error {
 	steps := make([]map[string][]time.Duration, len(nexus))
+	latencies := make([][]time.Duration, len(nexus))
 	for i := range steps {
 		steps[i] = map[string][]time.Duration{}
 	}
 	for i := 0; i < n; i++ {
 		for j, bin := range nexus {
-			marks, err := start(bin, prog, tool, args)
+			marks, lat, err := start(bin, prog, tool, args, calls)
 			if err != nil {
 				return fmt.Errorf("%s: %w", bin, err)
 			}
+			latencies[j] = append(latencies[j], lat...)
 			for _, m := range marks {
 				steps[j][m.name] = append(steps[j][m.name], m.at)
 			}
@@ -72,6 +78,15 @@ func profile(nexus []string, prog, tool string, args json.RawMessage, n int) err
 		for _, name := range order {
 			fmt.Printf("  %7.2f  %s\n", float64(median(steps[j][name]).Microseconds())/1000, name)
 		}
+		if lat := latencies[j]; len(lat) > 0 {
+			slices.Sort(lat)
+			var sum time.Duration
+			for _, d := range lat {
+				sum += d
+			}
+			fmt.Printf("  then %d sequential calls: median %d µs, p99 %d µs, %.0f calls/s\n", len(lat),
+				lat[len(lat)/2].Microseconds(), lat[len(lat)*99/100].Microseconds(), float64(len(lat))/sum.Seconds())
+		}
 	}
 	return nil
 }
@@ -86,25 +101,26 @@ type mark struct {
 const stepTimeout = 20 * time.Second
 
 // start runs one cold start and returns the nexus's marks and the
-// client's own ("answer read").
-func start(nexus, prog, tool string, args json.RawMessage) ([]mark, error) {
+// client's own ("answer read"), and the latencies of the calls that
+// follow.
+func start(nexus, prog, tool string, args json.RawMessage, calls int) ([]mark, []time.Duration, error) {
 	cmd := exec.Command(nexus, "mcp", prog)
 	cmd.Env = append(os.Environ(), "NEXUS_STEPS=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	timer := time.AfterFunc(stepTimeout, func() { cmd.Process.Kill() })
 	defer timer.Stop()
@@ -119,28 +135,58 @@ func start(nexus, prog, tool string, args json.RawMessage) ([]mark, error) {
 	}
 	r := bufio.NewReader(stdout)
 	if _, err := io.WriteString(stdin, msgs[0]+"\n"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := r.ReadBytes('\n'); err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
+		return nil, nil, fmt.Errorf("initialize: %w", err)
 	}
 	if _, err := io.WriteString(stdin, msgs[1]+"\n"+string(call)+"\n"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	answer, err := r.ReadBytes('\n')
 	if err != nil {
-		return nil, fmt.Errorf("tools/call: %w", err)
+		return nil, nil, fmt.Errorf("tools/call: %w", err)
 	}
 	answered := time.Since(t0)
 	if strings.Contains(string(answer), `"isError":true`) || strings.Contains(string(answer), `"error"`) {
-		return nil, fmt.Errorf("tools/call failed: %s", answer)
+		return nil, nil, fmt.Errorf("tools/call failed: %s", answer)
+	}
+	lat, err := sequential(r, stdin, tool, args, calls)
+	if err != nil {
+		return nil, nil, err
 	}
 	stdin.Close()
 	marks := <-logged
 	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("nexus ended with %w", err)
+		return nil, nil, fmt.Errorf("nexus ended with %w", err)
 	}
-	return append(marks, mark{"answer read (client)", answered}), nil
+	return append(marks, mark{"answer read (client)", answered}), lat, nil
+}
+
+// sequential makes n calls of tool, one at a time, and returns how long
+// each took, from its write to its answer's last byte.
+func sequential(r *bufio.Reader, w io.Writer, tool string, args json.RawMessage, n int) ([]time.Duration, error) {
+	lat := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		call, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3 + i, "method": "tools/call",
+			"params": map[string]any{"name": tool, "arguments": args}})
+		if err != nil {
+			return nil, err
+		}
+		t := time.Now()
+		if _, err := w.Write(append(call, '\n')); err != nil {
+			return nil, err
+		}
+		answer, err := r.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("call %d: %w", i, err)
+		}
+		lat = append(lat, time.Since(t))
+		if strings.Contains(string(answer), `"isError":true`) {
+			return nil, fmt.Errorf("call %d failed: %s", i, answer)
+		}
+	}
+	return lat, nil
 }
 
 // readMarks reads the nexus's stderr to its end and returns its step
