@@ -87,7 +87,27 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 	w := newReplyWriter(out, cancelCalls)
 	ss := srv.NewSession()
 
-	lines := make(chan line)
+	// Calls send their progress notifications as they send replies.
+	notifying := withNotifier(calls, w.write)
+	// The goroutine reading in handles each line itself rather than
+	// hand it to another: handling a tools/call only starts the call's
+	// own goroutine, cheaper than the hand-off. The gate keeps it from
+	// handling a line once the server stops.
+	var gate sync.Mutex
+	stopped := false
+	handle := func(l line) bool {
+		gate.Lock()
+		defer gate.Unlock()
+		switch {
+		case stopped:
+			return false
+		case l.tooLong != nil:
+			w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
+		default:
+			ss.Handle(notifying, l.data, w.write)
+		}
+		return true
+	}
 	readErr := make(chan error, 1)
 	go func() {
 		lr := newLineReader(in, opts.MaxLine)
@@ -95,9 +115,7 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 			l, err := lr.next()
 			markFirst("line %d read", n)
 			if l.tooLong != nil || len(bytes.TrimSpace(l.data)) > 0 {
-				select {
-				case lines <- l:
-				case <-calls.Done():
+				if !w.waitRoom(ctx, opts.MaxBacklog) || !handle(l) {
 					return
 				}
 			}
@@ -111,31 +129,22 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 		}
 	}()
 
-	// Calls send their progress notifications as they send replies.
-	notifying := withNotifier(calls, w.write)
-	for {
-		if !w.waitRoom(ctx, opts.MaxBacklog) {
-			return stop(ss, w, opts.Grace, ctx.Err())
+	grace, why := opts.Grace, error(nil)
+	select {
+	case err := <-readErr:
+		if err != nil {
+			cancelCalls()
+			grace, why = 0, fmt.Errorf("read stdin: %w", err)
 		}
-		select {
-		case l := <-lines:
-			if l.tooLong != nil {
-				w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
-				continue
-			}
-			ss.Handle(notifying, l.data, w.write)
-		case err := <-readErr:
-			if err != nil {
-				cancelCalls()
-				return stop(ss, w, 0, fmt.Errorf("read stdin: %w", err))
-			}
-			return stop(ss, w, opts.Grace, nil)
-		case <-ctx.Done():
-			return stop(ss, w, opts.Grace, ctx.Err())
-		case <-calls.Done(): // writing failed
-			return stop(ss, w, 0, nil)
-		}
+	case <-ctx.Done():
+		why = ctx.Err()
+	case <-calls.Done(): // writing failed
+		grace = 0
 	}
+	gate.Lock()
+	stopped = true
+	gate.Unlock()
+	return stop(ss, w, grace, why)
 }
 
 // stop ends a stdio session: it waits up to grace for the calls in
