@@ -53,15 +53,17 @@ func main() {
 func profile(nexus []string, prog, tool string, args json.RawMessage, n, calls int) error {
 	steps := make([]map[string][]time.Duration, len(nexus))
 	latencies := make([][]time.Duration, len(nexus))
+	cpu := make([]time.Duration, len(nexus)) // the nexus's, all starts
 	for i := range steps {
 		steps[i] = map[string][]time.Duration{}
 	}
 	for i := 0; i < n; i++ {
 		for j, bin := range nexus {
-			marks, lat, err := start(bin, prog, tool, args, calls)
+			marks, lat, used, err := start(bin, prog, tool, args, calls)
 			if err != nil {
 				return fmt.Errorf("%s: %w", bin, err)
 			}
+			cpu[j] += used
 			latencies[j] = append(latencies[j], lat...)
 			for _, m := range marks {
 				steps[j][m.name] = append(steps[j][m.name], m.at)
@@ -84,8 +86,9 @@ func profile(nexus []string, prog, tool string, args json.RawMessage, n, calls i
 			for _, d := range lat {
 				sum += d
 			}
-			fmt.Printf("  then %d sequential calls: median %d µs, p99 %d µs, %.0f calls/s\n", len(lat),
-				lat[len(lat)/2].Microseconds(), lat[len(lat)*99/100].Microseconds(), float64(len(lat))/sum.Seconds())
+			fmt.Printf("  then %d sequential calls: median %d µs, p99 %d µs, %.0f calls/s; the nexus's CPU time %.1f µs a call (its start included)\n", len(lat),
+				lat[len(lat)/2].Microseconds(), lat[len(lat)*99/100].Microseconds(), float64(len(lat))/sum.Seconds(),
+				float64(cpu[j].Nanoseconds())/1000/float64(len(lat)+n))
 		}
 	}
 	return nil
@@ -103,24 +106,24 @@ const stepTimeout = 20 * time.Second
 // start runs one cold start and returns the nexus's marks and the
 // client's own ("answer read"), and the latencies of the calls that
 // follow.
-func start(nexus, prog, tool string, args json.RawMessage, calls int) ([]mark, []time.Duration, error) {
+func start(nexus, prog, tool string, args json.RawMessage, calls int) ([]mark, []time.Duration, time.Duration, error) {
 	cmd := exec.Command(nexus, "mcp", prog)
 	cmd.Env = append(os.Environ(), "NEXUS_STEPS=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	timer := time.AfterFunc(stepTimeout, func() { cmd.Process.Kill() })
 	defer timer.Stop()
@@ -135,32 +138,33 @@ func start(nexus, prog, tool string, args json.RawMessage, calls int) ([]mark, [
 	}
 	r := bufio.NewReader(stdout)
 	if _, err := io.WriteString(stdin, msgs[0]+"\n"); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if _, err := r.ReadBytes('\n'); err != nil {
-		return nil, nil, fmt.Errorf("initialize: %w", err)
+		return nil, nil, 0, fmt.Errorf("initialize: %w", err)
 	}
 	if _, err := io.WriteString(stdin, msgs[1]+"\n"+string(call)+"\n"); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	answer, err := r.ReadBytes('\n')
 	if err != nil {
-		return nil, nil, fmt.Errorf("tools/call: %w", err)
+		return nil, nil, 0, fmt.Errorf("tools/call: %w", err)
 	}
 	answered := time.Since(t0)
 	if strings.Contains(string(answer), `"isError":true`) || strings.Contains(string(answer), `"error"`) {
-		return nil, nil, fmt.Errorf("tools/call failed: %s", answer)
+		return nil, nil, 0, fmt.Errorf("tools/call failed: %s", answer)
 	}
 	lat, err := sequential(r, stdin, tool, args, calls)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	stdin.Close()
 	marks := <-logged
 	if err := cmd.Wait(); err != nil {
-		return nil, nil, fmt.Errorf("nexus ended with %w", err)
+		return nil, nil, 0, fmt.Errorf("nexus ended with %w", err)
 	}
-	return append(marks, mark{"answer read (client)", answered}), lat, nil
+	used := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return append(marks, mark{"answer read (client)", answered}), lat, used, nil
 }
 
 // sequential makes n calls of tool, one at a time, and returns how long
