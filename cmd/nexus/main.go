@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/internal/suggest"
 
 	"github.com/nexus-run/nexus/manifest"
@@ -24,6 +25,7 @@ func main() {
 }
 
 func run(args []string) int {
+	steptrace.Mark("main")
 	startDebug()
 	app := &cli.App{
 		Name:    "nexus",

@@ -15,6 +15,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -44,6 +45,7 @@ func mcpCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			steptrace.Mark("manifest loaded")
 			tuneGC()
 			if c.IsSet("http-port") {
 				for _, name := range stdioOnlyFlags {
@@ -95,7 +97,9 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	sayStopping(ctx, sopts.Grace)
 
 	prog.StartPools(ctx, os.Stderr)
-	err = mcp.ServeStdio(ctx, newServer(prog, opts, nil, os.Stderr), os.Stdin, out, sopts)
+	srv := newServer(prog, opts, nil, os.Stderr)
+	steptrace.Mark("tool table built")
+	err = mcp.ServeStdio(ctx, srv, os.Stdin, out, sopts)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
 	}

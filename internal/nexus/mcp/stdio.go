@@ -13,6 +13,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/osproc"
+	"github.com/nexus-run/nexus/internal/steptrace"
 )
 
 // Bounds of the stdio transport, the defaults of StdioOptions.
@@ -86,16 +87,35 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 	w := newReplyWriter(out, cancelCalls)
 	ss := srv.NewSession()
 
-	lines := make(chan line)
+	// Calls send their progress notifications as they send replies.
+	notifying := withNotifier(calls, w.write)
+	// The goroutine reading in handles each line itself rather than
+	// hand it to another: handling a tools/call only starts the call's
+	// own goroutine, cheaper than the hand-off. The gate keeps it from
+	// handling a line once the server stops.
+	var gate sync.Mutex
+	stopped := false
+	handle := func(l line) bool {
+		gate.Lock()
+		defer gate.Unlock()
+		switch {
+		case stopped:
+			return false
+		case l.tooLong != nil:
+			w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
+		default:
+			ss.Handle(notifying, l.data, w.write)
+		}
+		return true
+	}
 	readErr := make(chan error, 1)
 	go func() {
 		lr := newLineReader(in, opts.MaxLine)
-		for {
+		for n := 1; ; n++ {
 			l, err := lr.next()
+			markFirst("line %d read", n)
 			if l.tooLong != nil || len(bytes.TrimSpace(l.data)) > 0 {
-				select {
-				case lines <- l:
-				case <-calls.Done():
+				if !w.waitRoom(ctx, opts.MaxBacklog) || !handle(l) {
 					return
 				}
 			}
@@ -109,31 +129,22 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 		}
 	}()
 
-	// Calls send their progress notifications as they send replies.
-	notifying := withNotifier(calls, w.write)
-	for {
-		if !w.waitRoom(ctx, opts.MaxBacklog) {
-			return stop(ss, w, opts.Grace, ctx.Err())
+	grace, why := opts.Grace, error(nil)
+	select {
+	case err := <-readErr:
+		if err != nil {
+			cancelCalls()
+			grace, why = 0, fmt.Errorf("read stdin: %w", err)
 		}
-		select {
-		case l := <-lines:
-			if l.tooLong != nil {
-				w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
-				continue
-			}
-			ss.Handle(notifying, l.data, w.write)
-		case err := <-readErr:
-			if err != nil {
-				cancelCalls()
-				return stop(ss, w, 0, fmt.Errorf("read stdin: %w", err))
-			}
-			return stop(ss, w, opts.Grace, nil)
-		case <-ctx.Done():
-			return stop(ss, w, opts.Grace, ctx.Err())
-		case <-calls.Done(): // writing failed
-			return stop(ss, w, 0, nil)
-		}
+	case <-ctx.Done():
+		why = ctx.Err()
+	case <-calls.Done(): // writing failed
+		grace = 0
 	}
+	gate.Lock()
+	stopped = true
+	gate.Unlock()
+	return stop(ss, w, grace, why)
 }
 
 // stop ends a stdio session: it waits up to grace for the calls in
@@ -178,9 +189,10 @@ func waitUpTo(done <-chan struct{}, d time.Duration) bool {
 // replyWriter writes replies, one line each, from many goroutines, and
 // keeps count of the bytes waiting to be written (the backlog).
 type replyWriter struct {
-	wmu  sync.Mutex // held while writing
-	out  io.Writer
-	fail func() // called once writing has failed
+	wmu     sync.Mutex // held while writing
+	out     io.Writer
+	written int    // replies written, guarded by wmu
+	fail    func() // called once writing has failed
 
 	// Guarded by mu, never held while writing, so that the backlog and a
 	// failure can be read while a write blocks.
@@ -207,7 +219,10 @@ func (w *replyWriter) write(reply []byte) {
 	if w.err() != nil {
 		return
 	}
-	if _, err := w.out.Write(append(reply, '\n')); err != nil {
+	_, err := w.out.Write(append(reply, '\n'))
+	w.written++
+	markFirst("reply %d written", w.written)
+	if err != nil {
 		w.mu.Lock()
 		w.failed = fmt.Errorf("write stdout: %w", err)
 		w.mu.Unlock()
@@ -251,6 +266,15 @@ func (w *replyWriter) err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.failed
+}
+
+// markFirst marks the n-th line read or reply written as a step of the
+// start (package steptrace), for the first few: a cold start's client
+// sends initialize, notifications/initialized and its first call.
+func markFirst(format string, n int) {
+	if n <= 3 && steptrace.On() {
+		steptrace.Mark(fmt.Sprintf(format, n))
+	}
 }
 
 // ReserveStdout moves the process's standard output aside for protocol

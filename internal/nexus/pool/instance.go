@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/nexus-run/nexus/internal/nexus/progress"
+	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/proto"
 )
@@ -144,6 +145,7 @@ func (inst *instance) newProcess(_ hclog.Logger, cmd *exec.Cmd, _ string) (runne
 		return nil, ErrClosed
 	}
 	inst.process = newProcess(inst.sp.name()+" pool", inst.sp.argv, cmd.Env)
+	inst.process.launched = inst.sp.markLaunched
 	return inst.process, nil
 }
 
@@ -155,10 +157,12 @@ func (inst *instance) proc() *process {
 
 // start launches the pool and waits for its handshake.
 func (inst *instance) start() error {
+	steptrace.Mark("pool start")
 	rpc, err := inst.client.Client()
 	if err != nil {
 		return inst.startError(err)
 	}
+	steptrace.Mark("pool handshake read")
 	raw, err := rpc.Dispense(pluginName)
 	if err != nil {
 		return fmt.Errorf("start %s pool: %w", inst.sp.name(), err)
@@ -175,6 +179,7 @@ func (inst *instance) start() error {
 	inst.calls = calls
 	inst.mu.Unlock()
 	inst.sink.started()
+	steptrace.Mark("pool stream open")
 	return nil
 }
 
@@ -238,43 +243,78 @@ func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 // stop) whenever the caller leaves, and only then gives the slot back: a
 // pool may not be able to stop the function, and a Cancel on the stream
 // only asks it to. The caller leaves as soon as ctx is done.
+//
+// On the stream the caller's goroutine waits for the reply itself (the
+// sender sends the call) and hands the wait to a goroutine of its own only
+// if it leaves: a goroutine per call and its hand-offs cost more than a
+// small call's trip to the pool.
 func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
 	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
-	c := &pending{done: make(chan struct{})}
+	c := &pending{}
 	report := progress.From(ctx)
 	id, sc := inst.calls.register()
-	go func() {
-		reply, err := inst.calls.run(id, sc, req, report)
-		if errors.Is(err, errUnary) {
-			reply, err = inst.send(req, report)
-		}
-		inst.sp.finished(inst, c)
-		<-inst.sp.slots
-		c.reply, c.err = reply, err
-		close(c.done)
-	}()
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		if inst.sp.abandon(inst, c) {
-			if id != 0 {
-				// Not waited for: a Cancel may queue behind a large
-				// call's send, and the caller leaves now.
-				go inst.calls.cancel(id, sc)
+	if id == 0 { // the stream has ended, or the pool does not serve it
+		return inst.await(ctx, f, c, func() (*proto.CallReply, error) {
+			reply, _, err := sc.wait(context.Background(), nil)
+			if errors.Is(err, errUnary) {
+				reply, err = inst.send(req, report)
 			}
-			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
-		}
-		<-c.done // it ended meanwhile: its outcome stands
+			return reply, err
+		})
 	}
-	return inst.outcome(f, c.reply, c.err)
+	inst.calls.start(id, req, report != nil)
+	reply, ok, err := sc.wait(ctx, report)
+	switch {
+	case !ok:
+		inst.sp.abandon(inst, c) // always true: only this goroutine finishes c
+		inst.calls.cancel(id)
+		go func() {
+			// Its reply, or the stream's end, which Close brings. A call
+			// the pool turned away unread (errUnary) did not run, and
+			// nobody waits for it now.
+			sc.wait(context.Background(), nil)
+			inst.finish(c)
+		}()
+		return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
+	case errors.Is(err, errUnary):
+		// Sent on a stream the pool turned away unread: the function did
+		// not run; send it again as a unary call.
+		return inst.await(ctx, f, c, func() (*proto.CallReply, error) { return inst.send(req, report) })
+	}
+	inst.finish(c)
+	return inst.outcome(f, reply, err)
 }
 
-// pending is one call sent to a pool.
-type pending struct {
-	done  chan struct{} // closed once reply and err are set
-	reply *proto.CallReply
-	err   error
+// await runs work, the sending of call c of f and the wait for its reply,
+// on a goroutine of its own, and waits for it until ctx is done.
+func (inst *instance) await(ctx context.Context, f *manifest.Function, c *pending, work func() (*proto.CallReply, error)) ([]byte, error) {
+	done := make(chan struct{})
+	var reply *proto.CallReply
+	var err error
+	go func() {
+		reply, err = work()
+		inst.finish(c)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if inst.sp.abandon(inst, c) {
+			return nil, fmt.Errorf("call %s: %w", f.Name, ctx.Err())
+		}
+		<-done // it ended meanwhile: its outcome stands
+	}
+	return inst.outcome(f, reply, err)
+}
 
+// finish counts call c out of the instance and gives its slot back.
+func (inst *instance) finish(c *pending) {
+	inst.sp.finished(inst, c)
+	<-inst.sp.slots
+}
+
+// pending is one call sent to a pool, as the supervisor counts it.
+type pending struct {
 	abandoned bool // the caller left; guarded by sp.mu
 	finished  bool // the pool answered or was stopped; guarded by sp.mu
 }

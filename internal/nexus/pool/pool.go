@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -245,6 +246,41 @@ func (s *Supervisor) Start(ctx context.Context, langs ...string) error {
 	return errors.Join(errs...)
 }
 
+// Launch starts the pools for langs as Start does, in the background, and
+// returns once each pool's process has been launched or its start has
+// ended: a server calls it before the rest of its own initialization, so
+// that the pools' starts, the longest part of its start, overlap it from
+// the first, instead of waiting for the goroutines starting them to be
+// scheduled while the server keeps the processor busy. The channel
+// returned gets Start's error (nil when every pool started), then closes.
+func (s *Supervisor) Launch(ctx context.Context, langs ...string) <-chan error {
+	var launched []<-chan struct{}
+	for _, lang := range langs {
+		// An error here is Start's too, and it reports it.
+		if sp, err := s.supervised(lang); err == nil {
+			launched = append(launched, sp.launched)
+		}
+	}
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		err := s.Start(ctx, langs...)
+		close(started)
+		done <- err
+		close(done)
+	}()
+	for _, l := range launched {
+		select {
+		case <-l:
+		case <-started: // every start ended, some before a launch
+			return done
+		case <-ctx.Done():
+			return done
+		}
+	}
+	return done
+}
+
 // Call runs function f in its pool, starting the pool if needed (lazily).
 // args is a msgpack array; the result is msgpack. A failure of the user's
 // code is a *FunctionError, the death of the pool during the call a
@@ -272,12 +308,15 @@ func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte
 		<-sp.slots
 		return nil, fmt.Errorf("call %s: waiting for the %s pool: %w", f.Name, sp.name(), err)
 	}
+	steptrace.Mark("pool call")
 	inst, err := sp.enter(ctx)
 	if err != nil {
 		<-sp.slots
 		return nil, err
 	}
-	return inst.call(ctx, f, args)
+	res, err := inst.call(ctx, f, args)
+	steptrace.Mark("pool reply")
+	return res, err
 }
 
 // running returns the running instance of the pool for lang, starting it
@@ -308,13 +347,20 @@ func (s *Supervisor) supervised(lang string) (*supervised, error) {
 		return nil, err
 	}
 	if s.dir == "" {
-		dir, err := makeSocketFolder(socketParent(s.opts.TempDir))
+		parent := socketParent(s.opts.TempDir)
+		dir, err := makeSocketFolder(parent)
 		if err != nil {
 			return nil, err
 		}
 		s.dir = dir
+		s.cleanups.Add(1)
+		go func() {
+			defer s.cleanups.Done()
+			sweepStale(parent)
+		}()
 	}
-	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls), retiring: map[*instance]struct{}{}}
+	sp := &supervised{sup: s, lang: lang, argv: argv, slots: make(chan struct{}, s.opts.MaxCalls),
+		retiring: map[*instance]struct{}{}, launched: make(chan struct{})}
 	s.pools[lang] = sp
 	return sp, nil
 }

@@ -791,7 +791,8 @@ func TestModulesWithTheSameName(t *testing.T) {
 
 // TestStaleSocketFoldersSwept: a nexus killed by SIGKILL leaves its
 // socket folder; the next supervisor to start a pool in the same temporary
-// folder removes it, and nothing else: not the folder of a live nexus, nor
+// folder removes it (beside the start, by its Close at the latest), and
+// nothing else: not the folder of a live nexus, nor
 // one it cannot judge (no owner file, as an older nexus made them, or one
 // that is a symbolic link), nor a symbolic link (or what it points to).
 func TestStaleSocketFoldersSwept(t *testing.T) {
@@ -838,6 +839,9 @@ func TestStaleSocketFoldersSwept(t *testing.T) {
 	if got, err := pooltest.Call(t, s, m, 0, int64(3)); err != nil || got != int64(3) {
 		t.Fatalf("f 3: %v, %v", got, err)
 	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Lstat(stale); err == nil {
 		t.Errorf("the folder of the dead nexus %s is still there", strings.TrimSpace(dead))
 	}
@@ -848,9 +852,6 @@ func TestStaleSocketFoldersSwept(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(elsewhere, "owner")); err != nil {
 		t.Errorf("the sweep followed a symbolic link: %v", err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
 	}
 	for _, path := range kept {
 		os.RemoveAll(path)

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 
 	"github.com/nexus-run/nexus/internal/osproc"
+	"github.com/nexus-run/nexus/internal/steptrace"
 )
 
 // process is one run of a pool's program: the go-plugin runner.Runner that
@@ -34,7 +35,10 @@ type process struct {
 
 	pid   int
 	group *osproc.Group
-	done  chan struct{} // closed once the pool has exited and been reaped
+	// launched, when set, is called once Start has launched the process
+	// or failed to.
+	launched func()
+	done     chan struct{} // closed once the pool has exited and been reaped
 
 	mu     sync.Mutex
 	killed bool             // Kill was called: a Start after it must not launch
@@ -66,6 +70,9 @@ func newProcess(name string, argv []string, env []string) *process {
 func (p *process) Start(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.launched != nil {
+		defer p.launched()
+	}
 	if p.killed {
 		return ErrClosed
 	}
@@ -81,7 +88,9 @@ func (p *process) Start(context.Context) error {
 	}
 	p.cmd.Stdout = outW
 	p.cmd.Stderr = errW
+	steptrace.Mark("pool exec")
 	group, err := osproc.Start(p.cmd)
+	steptrace.Mark("pool exec'd")
 	// The pool holds the write ends now; ours would keep the pipes open
 	// after it exits.
 	outW.Close()

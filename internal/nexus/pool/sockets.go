@@ -46,9 +46,10 @@ func socketParent(dir string) string {
 }
 
 // makeSocketFolder makes the supervisor's socket folder in parent, with
-// its owner file, after removing the stale ones there.
+// its owner file. The stale ones there are left to sweepStale, which the
+// supervisor runs in the background beside its first pool's start: the
+// sweep reads the whole temporary folder, and a start need not wait for it.
 func makeSocketFolder(parent string) (string, error) {
-	sweepStale(parent)
 	dir, err := os.MkdirTemp(parent, folderPrefix)
 	if err != nil {
 		return "", fmt.Errorf("create the pools' socket folder: %w", err)

@@ -19,12 +19,14 @@ import (
 // An instance opens one Calls stream as it starts and sends every call on
 // it, each with an id, instead of an RPC per call: a unary call costs a
 // stream's setup and teardown at both ends, the stream only a message
-// each way. One goroutine (demux) reads the answers and routes each by
-// its id: a progress event to the call's queue, the reply to the call,
-// which its own goroutine (the one that waits for it) takes. The
-// demultiplexer never sends and never runs a caller's code, so neither a
-// slow progress receiver nor a send held up by flow control (a large
-// argument the pool reads slowly) delays the answers of other calls.
+// each way. One goroutine (send) sends the calls and cancels, in the order
+// they were queued, so that a Cancel never overtakes its call and a caller
+// never waits on a send held up by flow control (a large argument the
+// pool reads slowly). Another (demux) reads the answers and routes each
+// by its id: a progress event to the call's queue, the reply to the call,
+// which the goroutine that waits for it takes. The demultiplexer never
+// sends and never runs a caller's code, so neither a slow progress
+// receiver nor a held-up send delays the answers of other calls.
 //
 // A pool that does not serve Calls answers the stream UNIMPLEMENTED, at
 // once and before reading anything: every call sent on it meanwhile is
@@ -56,8 +58,11 @@ type callStream struct {
 	stream proto.Pool_CallsClient
 	end    context.CancelFunc // ends the stream
 
-	// sendMu serializes sends: a gRPC stream takes one at a time.
-	sendMu sync.Mutex
+	// out holds the messages the sender has yet to send. Its buffer
+	// holds a call and a Cancel for each call a pool may have in flight
+	// (MaxCalls), so queueing waits for no send.
+	out  chan *proto.CallMessage
+	done <-chan struct{} // the stream's context's
 
 	mu    sync.Mutex
 	next  uint64
@@ -75,16 +80,15 @@ type streamCall struct {
 	ended   bool // reply or err is set; nothing follows
 	reply   *proto.CallReply
 	err     error
-	// sent: the call is on its way; cancelled: its caller left. Whichever
-	// comes second sends the Cancel, so that it never overtakes the call.
-	sent, cancelled bool
 }
 
-// openStream opens inst's Calls stream and starts its demultiplexer. A
-// failure to open it is not an error: the instance then calls unary.
+// openStream opens inst's Calls stream and starts its sender and
+// demultiplexer. A failure to open it is not an error: the instance then
+// calls unary.
 func openStream(inst *instance, pool proto.PoolClient) *callStream {
 	ctx, end := context.WithCancel(inst.life)
-	cs := &callStream{inst: inst, end: end, calls: map[uint64]*streamCall{}}
+	cs := &callStream{inst: inst, end: end, calls: map[uint64]*streamCall{}, done: ctx.Done(),
+		out: make(chan *proto.CallMessage, 2*inst.sp.sup.opts.MaxCalls)}
 	stream, err := pool.Calls(ctx)
 	if err != nil {
 		end()
@@ -92,7 +96,11 @@ func openStream(inst *instance, pool proto.PoolClient) *callStream {
 		return cs
 	}
 	cs.stream = stream
-	inst.sp.sup.cleanups.Add(1)
+	inst.sp.sup.cleanups.Add(2)
+	go func() {
+		defer inst.sp.sup.cleanups.Done()
+		cs.send()
+	}()
 	go func() {
 		defer inst.sp.sup.cleanups.Done()
 		cs.demux()
@@ -116,19 +124,49 @@ func (cs *callStream) register() (uint64, *streamCall) {
 	return cs.next, c
 }
 
-// run sends req as call id, which register returned with c, and waits
-// for its reply, passing the function's progress reports to report (nil:
-// the caller wants none) meanwhile. It returns errUnary when the pool
-// does not serve Calls.
-func (cs *callStream) run(id uint64, c *streamCall, req *proto.CallRequest, report progress.Func) (*proto.CallReply, error) {
-	if id != 0 {
-		// A failed send means the stream has ended: the demultiplexer
-		// reads why, and ends this call with it.
-		_ = cs.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{Request: req, Progress: report != nil}}})
-		if c.note(true) {
-			cs.sendCancel(id)
+// start queues req as call id, which register returned, for the sender;
+// progress asks the pool for the function's progress reports.
+func (cs *callStream) start(id uint64, req *proto.CallRequest, progress bool) {
+	cs.queue(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Call{Call: &proto.StreamCall{Request: req, Progress: progress}}})
+}
+
+// cancel asks the pool to stop call id, which start queued before: the
+// sender keeps the order. The call stays in flight until its reply comes.
+func (cs *callStream) cancel(id uint64) {
+	cs.queue(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Cancel{Cancel: &proto.Cancel{}}})
+}
+
+// queue hands msg to the sender; once the stream has ended it drops it
+// (the demultiplexer ends the calls).
+func (cs *callStream) queue(msg *proto.CallMessage) {
+	select {
+	case cs.out <- msg:
+	case <-cs.done:
+	}
+}
+
+// send sends the queued messages, in order, until the stream ends. A
+// failed send means the stream has ended: the demultiplexer reads why,
+// and ends the calls with it.
+func (cs *callStream) send() {
+	for {
+		select {
+		case msg := <-cs.out:
+			if err := cs.stream.Send(msg); err != nil {
+				return
+			}
+		case <-cs.done:
+			return
 		}
 	}
+}
+
+// wait waits for call c's reply, passing the function's progress reports
+// to report (nil: the caller wants none) meanwhile, until ctx is done. ok
+// is false when ctx ended first and the call had not. err is errUnary
+// when the pool does not serve Calls.
+func (c *streamCall) wait(ctx context.Context, report progress.Func) (reply *proto.CallReply, ok bool, err error) {
+	leaving := false
 	for {
 		c.mu.Lock()
 		reports, ended, reply, err := c.reports, c.ended, c.reply, c.err
@@ -140,43 +178,18 @@ func (cs *callStream) run(id uint64, c *streamCall, req *proto.CallRequest, repo
 			}
 		}
 		if ended {
-			return reply, err
+			return reply, true, err
 		}
-		<-c.wake
+		if leaving {
+			return nil, false, nil
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			// Once more: an answer that came meanwhile stands.
+			leaving, report = true, nil
+		}
 	}
-}
-
-// cancel asks the pool to stop call id, which register returned with c,
-// once the call is on its way. The call stays in flight until its reply
-// comes.
-func (cs *callStream) cancel(id uint64, c *streamCall) {
-	if c.note(false) {
-		cs.sendCancel(id)
-	}
-}
-
-// note records that the call is on its way (sent) or that its caller
-// left (not sent), and reports whether both have happened now: the one
-// noted second sends the Cancel.
-func (c *streamCall) note(sent bool) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sent {
-		c.sent = true
-	} else {
-		c.cancelled = true
-	}
-	return c.sent && c.cancelled
-}
-
-func (cs *callStream) sendCancel(id uint64) {
-	_ = cs.send(&proto.CallMessage{Id: id, Kind: &proto.CallMessage_Cancel{Cancel: &proto.Cancel{}}})
-}
-
-func (cs *callStream) send(msg *proto.CallMessage) error {
-	cs.sendMu.Lock()
-	defer cs.sendMu.Unlock()
-	return cs.stream.Send(msg)
 }
 
 // demux reads the pool's answers until the stream ends, then ends every

@@ -42,7 +42,9 @@ const fakeAnswers = 3
 //   - "reverse": the replies of every fakeAnswers calls in reverse order;
 //   - "end": ends the stream, living on, when a call's argument is "end";
 //   - "unary": does not serve the stream (UNIMPLEMENTED), only Call, as a
-//     runtime from before it.
+//     runtime from before it;
+//   - "cancel": answers a call only once its Cancel came, and says on
+//     stderr when a Cancel came before its call.
 func fakePool(mode string) int {
 	dir := os.Getenv("PLUGIN_UNIX_SOCKET_DIR")
 	socket := filepath.Join(dir, "pool.sock")
@@ -83,12 +85,29 @@ func (f *fakeServer) Calls(stream proto.Pool_CallsServer) error {
 		return stream.Send(&proto.CallAnswer{Id: id, Event: &proto.CallAnswer_Reply{Reply: &proto.CallReply{Result: args[1:]}}})
 	}
 	var held []*proto.CallMessage
+	waiting := map[uint64][]byte{} // "cancel": the calls not cancelled yet
 	for {
 		msg, err := stream.Recv()
 		if err != nil {
 			return nil
 		}
 		call := msg.GetCall()
+		if f.mode == "cancel" {
+			if call != nil {
+				waiting[msg.Id] = call.GetRequest().GetArgs()
+				continue
+			}
+			args, ok := waiting[msg.Id]
+			if !ok {
+				fmt.Fprintf(os.Stderr, "fake pool: a Cancel came before its call %d\n", msg.Id)
+				continue
+			}
+			delete(waiting, msg.Id)
+			if err := reply(msg.Id, args); err != nil {
+				return err
+			}
+			continue
+		}
 		if call == nil {
 			continue
 		}
@@ -255,5 +274,53 @@ func TestPythonStreams(t *testing.T) {
 	}
 	if !pool.Streaming(s, manifest.Python) {
 		t.Error("the Python pool's calls did not go on the stream")
+	}
+}
+
+// TestStreamCancelFollowsItsCall: a caller that leaves at once, even
+// before its call is sent, has the call's Cancel sent after the call,
+// never before; and the call keeps its place among the calls in flight
+// until the pool answers it, then gives it back.
+func TestStreamCancelFollowsItsCall(t *testing.T) {
+	m := fakeProgram(t, "cancel")
+	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 4})
+	f := &m.Functions[0]
+	data, err := types.EncodeArgs(f.Args, []any{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background(), manifest.Go); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 40 // ten times MaxCalls: the slots must come back
+	for i := range calls {
+		ctx, cancel := context.WithCancel(context.Background())
+		if i%2 == 0 {
+			cancel() // at once: the caller leaves before or as it is sent
+		} else {
+			time.AfterFunc(time.Duration(i)*10*time.Microsecond, cancel)
+		}
+		// The call waits for a slot, which an earlier call gives back
+		// once the pool answered its Cancel.
+		_, err := s.Call(ctx, f, data)
+		cancel()
+		if err == nil {
+			t.Fatalf("call %d: the fake pool answered a call that was not cancelled", i)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for st := s.Status()[0]; st.Calls != 0; st = s.Status()[0] {
+		if time.Now().After(deadline) {
+			t.Fatalf("status %+v: abandoned calls still hold their slots after their replies", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if strings.Contains(stderr.String(), "before its call") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	// Abandoned calls may have replaced the pool (abandon.go); none may
+	// be left counted.
+	if st := s.Status()[0]; st.Deaths != 0 || st.Abandoned != 0 {
+		t.Errorf("status %+v, want no death and no abandoned call left", st)
 	}
 }

@@ -16,6 +16,10 @@ type supervised struct {
 	argv []string
 	// slots holds a token per call in flight, bounding them.
 	slots chan struct{}
+	// launched is closed once the first start has launched the pool's
+	// process or ended without (see Supervisor.Launch).
+	launched     chan struct{}
+	launchedOnce sync.Once
 
 	// mu guards the fields below. It is never held while waiting on a
 	// pool.
@@ -40,6 +44,11 @@ type attempt struct {
 }
 
 func (sp *supervised) name() string { return Name(sp.lang) }
+
+// markLaunched closes launched, the first time.
+func (sp *supervised) markLaunched() {
+	sp.launchedOnce.Do(func() { close(sp.launched) })
+}
 
 // running returns the running instance, starting one if there is none.
 // ctx bounds the wait, not the start: a start outlives an impatient caller
@@ -85,6 +94,7 @@ func (sp *supervised) running(ctx context.Context) (*instance, error) {
 // start runs one attempt to completion.
 func (sp *supervised) start(a *attempt, inst *instance) {
 	err := inst.start()
+	sp.markLaunched() // if the start failed before the launch
 	sp.mu.Lock()
 	sp.attempt, sp.starting = nil, nil
 	if sp.closed {

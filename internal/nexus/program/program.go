@@ -74,7 +74,9 @@ func (p *Program) Tools(prefix string) ([]*tool.Tool, []tool.Skipped) {
 // StartPools starts every pool of the program at once, in parallel, in
 // the background, as servers do: a client's first call then waits for no
 // pool, and a pool's start, the longest step of a server's start,
-// overlaps the rest of it. A pool that fails to start is reported on log
+// overlaps the rest of it. It returns once every pool's process has been
+// launched (pool.Supervisor.Launch), so a server calls it first, before
+// building its tools. A pool that fails to start is reported on log
 // (unless ctx ended), and started again by the first call that needs it,
 // which reports the failure to its caller (a start that Close cuts short
 // is not reported). The channel returned is closed
@@ -85,12 +87,13 @@ func (p *Program) StartPools(ctx context.Context, log io.Writer) <-chan struct{}
 	for i, pl := range p.Manifest.Pools {
 		langs[i] = pl.Lang
 	}
+	started := p.Pools.Launch(ctx, langs...)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		// Close cutting the start short is the end asked for, not a
 		// failure to report.
-		err := p.Pools.Start(ctx, langs...)
+		err := <-started
 		if err != nil && ctx.Err() == nil && !errors.Is(err, pool.ErrClosed) {
 			fmt.Fprintf(log, "nexus: %v\n", err)
 		}
