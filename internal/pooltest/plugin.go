@@ -7,13 +7,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/proto"
 )
 
 // Plugin is a pool process started as go-plugin's client starts one,
 // without a supervisor, for the tests of the pool protocol itself: the
-// handshake, the gRPC services, the pool's own exit.
+// handshake, the gRPC services, the pool's own exit. It is the one way
+// tests start a pool by hand, for every language.
 type Plugin struct {
+	// Conn is a gRPC connection to Socket, closed when the test ends.
+	Conn *grpc.ClientConn
 	// Pid is the pool's process id.
 	Pid int
 	// Socket is where the pool listens, as its handshake line said.
@@ -79,5 +86,15 @@ func StartPlugin(t testing.TB, argv []string, env ...string) *Plugin {
 	if want := "1|1|unix|" + p.Socket + "|grpc\n"; err != nil || line != want {
 		t.Fatalf("handshake %q, %v; want %q (stderr: %s)", line, err, want, p.Stderr.String())
 	}
+	if p.Conn, err = grpc.NewClient("unix:"+p.Socket, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Conn.Close() })
 	return p
+}
+
+// Launch starts the first pool of m with StartPlugin.
+func Launch(t testing.TB, m *manifest.Manifest) *Plugin {
+	t.Helper()
+	return StartPlugin(t, m.PoolCommand(&m.Pools[0]))
 }

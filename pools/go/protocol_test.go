@@ -1,22 +1,18 @@
 package gopool_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/nexus-run/nexus/internal/pooltest"
 	"github.com/nexus-run/nexus/proto"
 )
 
@@ -36,12 +32,12 @@ func poolCommand(t *testing.T) []string {
 // client does, without the supervisor: the handshake line, the health
 // service, a call, and Shutdown, after which the pool exits by itself.
 func TestProtocol(t *testing.T) {
-	hand := startByHand(t)
-	conn, stderr, exited := hand.conn, hand.stderr, hand.exited
+	hand := pooltest.StartPlugin(t, poolCommand(t))
+	conn, stderr, exited := hand.Conn, hand.Stderr, hand.Exited
 	// Nothing follows the handshake on stdout, even what init printed.
 	rest := make(chan string, 1)
 	go func() {
-		b, _ := io.ReadAll(hand.stdout)
+		b, _ := io.ReadAll(hand.Stdout)
 		rest <- string(b)
 	}()
 
@@ -71,8 +67,8 @@ func TestProtocol(t *testing.T) {
 	}
 	select {
 	case <-exited:
-		if *hand.waitErr != nil {
-			t.Errorf("the pool ended with %v after Shutdown, want exit status 0 (stderr: %s)", *hand.waitErr, stderr.String())
+		if hand.Err != nil {
+			t.Errorf("the pool ended with %v after Shutdown, want exit status 0 (stderr: %s)", hand.Err, stderr.String())
 		}
 	case <-ctx.Done():
 		t.Fatal("the pool did not exit after Shutdown")
@@ -96,64 +92,4 @@ func TestStartedByHand(t *testing.T) {
 	if strings.TrimPrefix(stdout.String(), "printed at init\n") != "" {
 		t.Errorf("stdout %q", stdout.String())
 	}
-}
-
-// byHand is a Go pool started as go-plugin's client starts one, without
-// the supervisor, and a gRPC connection to it.
-type byHand struct {
-	conn    *grpc.ClientConn
-	stdout  *bufio.Reader // after the handshake
-	stderr  *bytes.Buffer // complete once exited is closed
-	exited  chan struct{}
-	waitErr *error // set once exited is closed
-	socket  string
-}
-
-// startByHand starts the test program's Go pool, checks its handshake and
-// connects to it. When the test ends, the pool is killed.
-func startByHand(t *testing.T) *byHand {
-	argv := poolCommand(t)
-	dir := t.TempDir()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(),
-		proto.MagicCookieKey+"="+proto.MagicCookieValue,
-		"PLUGIN_PROTOCOL_VERSIONS=1",
-		"PLUGIN_UNIX_SOCKET_DIR="+dir)
-	h := &byHand{stderr: &bytes.Buffer{}, exited: make(chan struct{}), waitErr: new(error)}
-	cmd.Stderr = h.stderr
-	out, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { out.Close() })
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		*h.waitErr = cmd.Wait()
-		close(h.exited)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill() // in case the test failed before Shutdown
-		<-h.exited
-	})
-
-	h.stdout = bufio.NewReader(out)
-	line, err := h.stdout.ReadString('\n')
-	if err != nil {
-		t.Fatalf("handshake: %v", err)
-	}
-	h.socket = filepath.Join(dir, "pool.sock")
-	if want := "1|1|unix|" + h.socket + "|grpc\n"; line != want {
-		t.Fatalf("handshake %q, want %q", line, want)
-	}
-	h.conn, err = grpc.NewClient("unix:"+h.socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.conn.Close() })
-	return h
 }

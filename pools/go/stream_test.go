@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -128,7 +128,9 @@ func TestDeathMidStream(t *testing.T) {
 		waits = append(waits, pooltest.Nap(t, context.Background(), s, m, tag, 600))
 		pooltest.WaitFor(t, stderr, fmt.Sprintf("wait started %d\n", tag))
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if p, err := os.FindProcess(pid); err != nil {
+		t.Fatal(err)
+	} else if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	for tag, done := range waits {
@@ -249,10 +251,10 @@ func progressTo(f func(done float64)) context.Context {
 // tagged with their calls' ids, progress events only for the call that
 // asked, and a Cancel that crosses its call's reply ignored.
 func TestCallsProtocol(t *testing.T) {
-	h := startByHand(t)
+	h := pooltest.StartPlugin(t, poolCommand(t))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	stream, err := proto.NewPoolClient(h.conn).Calls(ctx)
+	stream, err := proto.NewPoolClient(h.Conn).Calls(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -142,12 +141,7 @@ func startPoolPid(t testing.TB) (*grpc.ClientConn, int) {
 		t.Fatal(err)
 	}
 	p := pooltest.StartPlugin(t, m.PoolCommand(&m.Pools[0]), "PYTHONDONTWRITEBYTECODE=1")
-	conn, err := grpc.NewClient("unix:"+p.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn, p.Pid
+	return p.Conn, p.Pid
 }
 
 // stream is one Calls stream, its answers read into a channel.

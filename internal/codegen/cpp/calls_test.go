@@ -142,7 +142,7 @@ type stream struct {
 }
 
 // openStream opens a Calls stream to p.
-func openStream(t testing.TB, p *pooltest.Launched) *stream {
+func openStream(t testing.TB, p *pooltest.Plugin) *stream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
