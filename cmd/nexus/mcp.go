@@ -15,6 +15,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/osproc"
 	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -99,7 +100,7 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	prog.StartPools(ctx, os.Stderr)
 	srv := newServer(prog, opts, nil, os.Stderr)
 	steptrace.Mark("tool table built")
-	err = mcp.ServeStdio(ctx, srv, os.Stdin, out, sopts)
+	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
 	}

@@ -113,6 +113,24 @@ func MoveStdout() (*os.File, error) {
 	return moveStdout()
 }
 
+// PolledStdin returns standard input as a file the Go runtime's poller
+// waits on, where it can be: on Unix, when standard input is a pipe or a
+// socket, a non-blocking copy of descriptor 0; otherwise os.Stdin.
+//
+// Why: a read of a blocking descriptor holds its thread (and the
+// scheduler's P) in the system call, so whatever a line read there makes
+// runnable (a call's goroutine) waits until the runtime's monitor takes
+// the P back, tens of microseconds later; on the poller, the reader parks
+// and the call runs at once. A tools/call over stdio that fails before
+// any pool is reached answered in 90-105 µs from a blocking stdin and
+// 9 µs from a polled one (the same machine, one run, medians).
+//
+// The non-blocking mode belongs to the open pipe, which the nexus alone
+// reads; a terminal or a file is left as it is.
+func PolledStdin() *os.File {
+	return polledStdin()
+}
+
 // LockFile takes an exclusive lock on f, shared with other processes,
 // waiting while another holds it, and returns its release.
 func LockFile(f *os.File) (unlock func(), err error) {

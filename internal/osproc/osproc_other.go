@@ -58,3 +58,5 @@ func alive(pid int) bool {
 }
 
 func ownedByMe(os.FileInfo) bool { return true }
+
+func polledStdin() *os.File { return os.Stdin }

@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nexus-run/nexus/internal/osproc"
 )
@@ -93,10 +96,26 @@ func TestDescribeStillRunning(t *testing.T) {
 	}
 }
 
-const moveStdoutEnv = "OSPROC_TEST_MOVE_STDOUT"
+const (
+	moveStdoutEnv  = "OSPROC_TEST_MOVE_STDOUT"
+	polledStdinEnv = "OSPROC_TEST_POLLED_STDIN"
+)
 
-// TestMain runs the child of TestMoveStdout when asked to.
+// TestMain runs the children of TestMoveStdout and TestPolledStdin when
+// asked to.
 func TestMain(m *testing.M) {
+	if os.Getenv(polledStdinEnv) != "" {
+		// Whether the poller has stdin shows in whether it takes a
+		// deadline; then what stdin holds, intact.
+		in := osproc.PolledStdin()
+		if err := in.SetReadDeadline(time.Time{}); err != nil {
+			fmt.Println("not polled:", err)
+		} else {
+			fmt.Println("polled")
+		}
+		io.Copy(os.Stdout, in)
+		os.Exit(0)
+	}
 	if os.Getenv(moveStdoutEnv) != "" {
 		out, err := osproc.MoveStdout()
 		if err != nil {
@@ -133,6 +152,80 @@ func TestMoveStdout(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), want)
 		}
+	}
+}
+
+// PolledStdin puts a pipe or a socket on standard input under the poller,
+// and leaves a file as it is; either way the data comes through whole.
+func TestPolledStdin(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(file, []byte("from a file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what  string
+		stdin func(cmd *exec.Cmd) (write func())
+		want  string
+	}{
+		{"a pipe", func(cmd *exec.Cmd) func() {
+			w, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() {
+				// Written once the child waits on it, in two pieces.
+				time.Sleep(50 * time.Millisecond)
+				io.WriteString(w, "from ")
+				time.Sleep(20 * time.Millisecond)
+				io.WriteString(w, "a pipe\n")
+				w.Close()
+			}
+		}, "polled\nfrom a pipe\n"},
+		{"a socket", func(cmd *exec.Cmd) func() {
+			fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Else the child inherits our end too, and never sees the end
+			// of its input.
+			syscall.CloseOnExec(fds[0])
+			syscall.CloseOnExec(fds[1])
+			ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
+			cmd.Stdin = theirs
+			t.Cleanup(func() { theirs.Close() })
+			return func() {
+				theirs.Close()
+				io.WriteString(ours, "from a socket\n")
+				ours.Close()
+			}
+		}, "polled\nfrom a socket\n"},
+		{"a file", func(cmd *exec.Cmd) func() {
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			cmd.Stdin = f
+			return func() {}
+		}, "not polled: file type does not support deadline\nfrom a file\n"},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), polledStdinEnv+"=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			write := c.stdin(cmd)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			write()
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			if stdout.String() != c.want {
+				t.Errorf("stdout %q, want %q", stdout.String(), c.want)
+			}
+		})
 	}
 }
 

@@ -51,6 +51,27 @@ func moveStdout() (*os.File, error) {
 	return os.NewFile(uintptr(fd), "/dev/stdout"), nil
 }
 
+func polledStdin() *os.File {
+	var st unix.Stat_t
+	if unix.Fstat(0, &st) != nil {
+		return os.Stdin
+	}
+	if kind := st.Mode & unix.S_IFMT; kind != unix.S_IFIFO && kind != unix.S_IFSOCK {
+		return os.Stdin
+	}
+	fd, err := unix.FcntlInt(0, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return os.Stdin
+	}
+	if unix.SetNonblock(fd, true) != nil {
+		unix.Close(fd)
+		return os.Stdin
+	}
+	// os.NewFile sees the descriptor is non-blocking and registers it
+	// with the poller.
+	return os.NewFile(uintptr(fd), "/dev/stdin")
+}
+
 func lockFile(f *os.File) (func(), error) {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
