@@ -2,6 +2,7 @@ package gopool
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/nexus-run/nexus/proto"
@@ -14,6 +15,12 @@ import (
 // context.Context may stop early); its reply is sent all the same. The
 // stream's end cancels the calls still running, whose answers are then
 // dropped.
+//
+// Odd messages: one of a kind this pool does not know is skipped (a newer
+// nexus may send more kinds); a call whose id is in flight is answered
+// with an error reply for that id, the running call left alone; a message
+// that cannot be decoded (at any depth: protobuf decodes the nested
+// messages too) ends the stream with gRPC's own INTERNAL status.
 func (s *server) Calls(stream proto.Pool_CallsServer) error {
 	out := &answers{stream: stream}
 	var mu sync.Mutex
@@ -30,7 +37,10 @@ func (s *server) Calls(stream proto.Pool_CallsServer) error {
 		msg, err := stream.Recv()
 		if err != nil {
 			// The nexus closed the stream, or the connection broke: either
-			// way nobody waits for the calls' answers any more.
+			// way nobody waits for the calls' answers any more. Or gRPC
+			// could not decode a message, and has ended the stream with
+			// INTERNAL itself, naming the problem (what the handler
+			// returns then is only logged).
 			return nil
 		}
 		switch k := msg.Kind.(type) {
@@ -38,8 +48,18 @@ func (s *server) Calls(stream proto.Pool_CallsServer) error {
 			id, call := msg.Id, k.Call
 			ctx, cancel := context.WithCancel(stream.Context())
 			mu.Lock()
-			running[id] = cancel
+			_, twice := running[id]
+			if !twice {
+				running[id] = cancel
+			}
 			mu.Unlock()
+			if twice {
+				cancel()
+				out.send(&proto.CallAnswer{Id: id, Event: &proto.CallAnswer_Reply{Reply: &proto.CallReply{
+					Error: fmt.Sprintf("the nexus sent call %d while a call with that id was running", id),
+				}}})
+				continue
+			}
 			go func() {
 				reply := s.streamCall(ctx, id, call, out)
 				mu.Lock()

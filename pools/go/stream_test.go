@@ -1,6 +1,7 @@
 package gopool_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -297,4 +298,24 @@ func TestCallsProtocol(t *testing.T) {
 	if !slices.Equal(of9, want9) || !slices.Contains(got, `5 reply 03 ""`) || len(got) != 5 {
 		t.Errorf("answers %q; want call 5's reply and %q", got, want9)
 	}
+}
+
+// TestCallsOddMessages: a Go pool skips messages of a kind it does not
+// know, answers a call whose id is in flight with an error, and ends the
+// stream with INTERNAL on a message gRPC cannot decode.
+func TestCallsOddMessages(t *testing.T) {
+	m := streamProg(t)
+	h := pooltest.StartPlugin(t, m.PoolCommand(&m.Pools[0]))
+	long, err := msgpack.Marshal([]any{1, 600.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooltest.CheckOddMessages(t, h.Conn, pooltest.OddCalls{
+		Long: &proto.CallRequest{Function: streamWait, Args: long},
+		// Wait returns -tag once its context is cancelled.
+		Cancelled:   func(r *proto.CallReply) bool { return r.Error == "" && bytes.Equal(r.Result, []byte{0xff}) },
+		Quick:       &proto.CallRequest{Function: streamIdent, Args: []byte{0x91, 0x05}},
+		QuickResult: []byte{0x05},
+		Internal:    "failed to unmarshal the received message",
+	})
 }

@@ -404,16 +404,17 @@ func TestCallsStreamClosedMidCall(t *testing.T) {
 	}
 }
 
-// TestCallsMalformed: a message with neither a call nor a cancellation
-// is the nexus's bug: it ends the stream with INTERNAL, naming it.
-func TestCallsMalformed(t *testing.T) {
-	st := openCalls(t, startPool(t))
-	st.send(&proto.CallMessage{Id: 4})
-	for range st.answers {
-	}
-	if err := <-st.end; err == nil || !strings.Contains(err.Error(), "Internal") || !strings.Contains(err.Error(), "CallMessage 4 holds neither") {
-		t.Errorf("the stream ended with %v, want INTERNAL naming message 4", err)
-	}
+// TestCallsOddMessages: a Python pool skips messages of a kind it does
+// not know, answers a call whose id is in flight with an error, and ends
+// the stream with INTERNAL on a message it cannot decode.
+func TestCallsOddMessages(t *testing.T) {
+	pooltest.CheckOddMessages(t, startPool(t), pooltest.OddCalls{
+		Long:        &proto.CallRequest{Function: idBlock, Args: []byte{0x91, 0x01}},
+		Cancelled:   func(r *proto.CallReply) bool { return strings.Contains(r.Error, "cancelled") },
+		Quick:       &proto.CallRequest{Function: idEcho, Args: []byte{0x91, 0x05}},
+		QuickResult: []byte{0x05},
+		Internal:    "the nexus sent a CallMessage that cannot be decoded: ",
+	})
 }
 
 // BenchmarkPythonCall and BenchmarkPythonCalls time one small call

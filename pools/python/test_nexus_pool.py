@@ -57,21 +57,25 @@ class Wire(unittest.TestCase):
         # proto.Marshal) for each CallMessage.
         cases = [
             # {id: 300, call: {request: {function: 7, args: 0x9101}, progress: true}}
-            ("08ac02120a0a060807120291011001", (300, wire.CALL, "08071202 9101", True)),
+            ("08ac02120a0a060807120291011001", (300, wire.CALL, 7, "9101", True)),
             # {id: 5, cancel: {}}
-            ("08051a00", (5, wire.CANCEL, "", False)),
+            ("08051a00", (5, wire.CANCEL, 0, "", False)),
             # {call: {request: {}}}: every field at its default
-            ("12020a00", (0, wire.CALL, "", False)),
+            ("12020a00", (0, wire.CALL, 0, "", False)),
             # {id: 9, call: {}}: no request
-            ("08091200", (9, wire.CALL, "", False)),
+            ("08091200", (9, wire.CALL, 0, "", False)),
+            # {id: 5}: neither a call nor a cancellation
+            ("0805", (5, wire.UNKNOWN, 0, "", False)),
+            # {id: 5, 4: {}}: a kind a newer nexus may send (field 4)
+            ("08052200", (5, wire.UNKNOWN, 0, "", False)),
         ]
-        for data, (id_, kind, request, progress_) in cases:
+        for data, (id_, kind, fid, args, progress_) in cases:
             with self.subTest(data):
                 m = wire.decode_call_message(bytes.fromhex(data))
-                self.assertEqual((m.id, m.kind, bytes(m.request), m.progress), (id_, kind, bytes.fromhex(request), progress_))
-        fid, args = wire.decode_call_request(wire.decode_call_message(bytes.fromhex(cases[0][0])).request)
-        self.assertEqual((fid, bytes(args)), (7, b"\x91\x01"))
-        for bad in ["0805", "08051201", "0805220100"]:  # no kind, a truncated call, an unknown field only
+                self.assertEqual((m.id, m.kind, m.function, bytes(m.args), m.progress), (id_, kind, fid, bytes.fromhex(args), progress_))
+        # A truncated message, a call that is not a StreamCall, a request
+        # that is not a CallRequest.
+        for bad in ["08", "08071202ffff", "080712040a02ffff"]:
             with self.subTest(bad), self.assertRaises(ValueError):
                 wire.decode_call_message(bytes.fromhex(bad))
 
@@ -317,17 +321,28 @@ class Calls(unittest.TestCase):
         self.assertEqual(self.sent[-1], (7, "reply", wire.encode_call_reply(result=b"\xa6ran on")))
 
     def test_an_id_in_flight_twice(self) -> None:
-        self.assertIsNotNone(self.handle(call_message(3, 0, b"\x91\x01")))
-        with self.assertRaisesRegex(server.Abort, "id 3 is already in flight"):
-            self.handle(call_message(3, 0, b"\x91\x01"))
+        # Call 3 is in flight (its work not run yet); a second call 3 is
+        # answered with an error at once, and the first runs as sent.
+        first = self.handle(call_message(3, 0, b"\x91\x01"))
+        self.assertIsNotNone(first)
+        self.assertIsNone(self.handle(call_message(3, 0, b"\x91\x02")))
+        self.assertEqual(self.sent, [
+            (3, "reply", wire.encode_call_reply(error="the nexus sent call 3 while a call with that id was running")),
+        ])
+        first()
+        self.assertEqual(self.sent[1], (3, "reply", wire.encode_call_reply(result=b"\x01")))
 
-    def test_malformed(self) -> None:
-        with self.assertRaisesRegex(server.Abort, "malformed CallMessage"):
-            self.handle(b"\x08\x01")
-        # A malformed request inside fails its call only.
-        self.run_message(b"\x08\x02\x12\x04\x0a\x02\x12\x05")
-        self.assertEqual(self.sent[0][:2], (2, "reply"))
-        self.assertIn(b"malformed CallRequest", self.sent[0][2])
+    def test_unknown_kind_skipped(self) -> None:
+        for message in [b"\x08\x01", b"", b"\x08\x01\x22\x00"]:  # {id: 1}, {}, {id: 1, 4: {}}
+            self.assertIsNone(self.handle(message))
+        self.assertEqual(self.sent, [])
+
+    def test_undecodable(self) -> None:
+        for message in [b"\x08", b"\x08\x02\x12\x02\xff\xff", b"\x08\x02\x12\x04\x0a\x02\xff\xff"]:
+            with self.subTest(message), self.assertRaisesRegex(server.Abort, "CallMessage that cannot be decoded") as e:
+                self.handle(message)
+            self.assertEqual(e.exception.code, server.INTERNAL)
+        self.assertEqual(self.sent, [])
 
     def test_packed_lists(self) -> None:
         import msgpack

@@ -344,26 +344,14 @@ func TestCalls(t *testing.T) {
 		}
 	})
 
-	t.Run("messages it cannot serve", func(t *testing.T) {
-		s := openStream(t, pooltest.Launch(t, m))
-		// Neither a call nor a cancellation.
-		if err := s.s.Send(&proto.CallMessage{Id: 1}); err != nil {
-			t.Fatal(err)
-		}
-		if id, _, e := s.reply(); id != 1 || !strings.Contains(e, "malformed CallMessage") {
-			t.Fatalf("call %d: error %q, want malformed", id, e)
-		}
-		// An id already in flight.
-		s.call(2, idWaitGate, 2, false)
-		s.call(2, idTwice, 2, false)
-		if id, _, e := s.reply(); id != 2 || !strings.Contains(e, "while a call with that id was running") {
-			t.Fatalf("call %d: error %q, want the id refused", id, e)
-		}
-		s.call(3, idOpenGate, 3, false)
-		got := s.replies(2)
-		if got[2] != 2 || got[3] != 3 {
-			t.Errorf("answers %v, want call 2: 2, call 3: 3", got)
-		}
+	t.Run("odd messages", func(t *testing.T) {
+		pooltest.CheckOddMessages(t, pooltest.Launch(t, m).Conn, pooltest.OddCalls{
+			Long:        &proto.CallRequest{Function: idUntilCancelled, Args: intArgs(t, 7)},
+			Cancelled:   func(r *proto.CallReply) bool { return strings.Contains(r.Error, "cancelled") },
+			Quick:       &proto.CallRequest{Function: idTwice, Args: intArgs(t, 5)},
+			QuickResult: []byte{10},
+			Internal:    "the nexus sent a CallMessage that cannot be decoded (",
+		})
 	})
 
 	t.Run("a crash breaks the stream", func(t *testing.T) {

@@ -356,7 +356,9 @@ struct Message {
   bool progress = false;     // the call asked for progress
 };
 
-// call_message reads a nexus.pool.CallMessage; false when it is malformed.
+// call_message reads a nexus.pool.CallMessage, its call's CallRequest
+// included (as a protobuf library decodes every nested message); false
+// when it cannot be decoded. A message of neither kind is kNone.
 bool call_message(std::string_view data, Message& m) {
   std::string_view call;
   bool ok = fields(data.data(), data.size(), [&](const Field& f) {
@@ -368,10 +370,11 @@ bool call_message(std::string_view data, Message& m) {
     if (f.number == 3) m.kind = Message::Kind::kCancel;
   });
   if (!ok || m.kind != Message::Kind::kCall) return ok;
-  return fields(call.data(), call.size(), [&](const Field& f) {
+  ok = fields(call.data(), call.size(), [&](const Field& f) {
     if (f.number == 1) m.request = std::string_view(f.data, f.size);
     if (f.number == 2) m.progress = f.varint != 0;
   });
+  return ok && fields(m.request.data(), m.request.size(), [](const Field&) {});
 }
 
 // reply_event is nexus.pool.CallEvent{reply}, reply an encoded CallReply.
@@ -752,12 +755,17 @@ class Server {
   // The stream ends when the nexus closes its side (the calls in flight
   // are answered first) or breaks it (their answers are dropped; the
   // functions still run to their end, since no thread can be stopped).
+  // Odd messages: one of a kind the pool does not know is skipped (a newer
+  // nexus may send more kinds); a call whose id is running is answered
+  // with an error reply, the running call left alone; a message that
+  // cannot be decoded ends the stream at once with INTERNAL, its calls in
+  // flight dropped as for a broken stream.
   // Once the reads have ended, no call runs and no write is on its way,
   // the stream finishes, and its Rpc is deleted.
-  class Stream {
+  class Stream : public std::enable_shared_from_this<Stream> {
    public:
     // finish is called once, when the stream is done; it ends the RPC.
-    Stream(Server* server, grpc::GenericServerAsyncReaderWriter* rw, std::function<void()> finish)
+    Stream(Server* server, grpc::GenericServerAsyncReaderWriter* rw, std::function<void(const grpc::Status&)> finish)
         : server_(server), rw_(rw), finish_(std::move(finish)) {}
 
     void start() { rw_->Read(&incoming_, static_cast<Tag*>(&read_done_)); }
@@ -807,13 +815,18 @@ class Server {
       grpc::Slice single;
       std::string storage;
       wire::Message m;
-      bool well_formed = wire::call_message(bytes_of(message, single, storage), m);
+      if (!wire::call_message(bytes_of(message, single, storage), m)) {
+        fail(grpc::Status(grpc::StatusCode::INTERNAL, "the nexus sent a CallMessage that cannot be decoded (" +
+                                                          std::to_string(message.Length()) +
+                                                          " bytes that are not protobuf's encoding of one)"));
+        return;
+      }
       std::shared_ptr<Call> call;
       std::string refused;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!well_formed || m.kind == wire::Message::Kind::kNone) {
-          refused = "the nexus sent a malformed CallMessage";
+        if (m.kind == wire::Message::Kind::kNone) {
+          // A kind this pool does not know: a newer nexus may send more.
         } else if (m.kind == wire::Message::Kind::kCancel) {
           auto it = calls_.find(m.id);  // a call already answered is not there
           if (it != calls_.end()) it->second->cancel.store(true, std::memory_order_relaxed);
@@ -826,8 +839,24 @@ class Server {
         if (!refused.empty()) send(Outgoing{wire::reply_answer(m.id, Pool::error_reply(refused)), nullptr});
       }
       // The message's bytes stay in message; incoming_ takes the next.
+      // The call holds the stream: a stream that failed may finish, and
+      // its RPC go, while calls still run.
+      auto self = call != nullptr ? shared_from_this() : nullptr;
       rw_->Read(&incoming_, static_cast<Tag*>(&read_done_));
       if (call != nullptr) run(call, m);
+    }
+
+    // fail ends the stream with status, at once: no more reads, the
+    // answers waiting dropped as for a broken stream, and the calls in
+    // flight left to run to their end (no thread can be stopped) with
+    // nowhere to send their replies.
+    void fail(grpc::Status status) {
+      std::unique_lock<std::mutex> lock(mu_);
+      reading_ = false;
+      broken_ = true;
+      queue_.clear();
+      status_ = std::move(status);
+      finish_if_done(lock);
     }
 
     void run(const std::shared_ptr<Call>& call, const wire::Message& m) {
@@ -890,19 +919,21 @@ class Server {
       finish_if_done(lock);
     }
 
-    // finish_if_done ends the stream once nothing is left to do. It must be
-    // the last use of the stream: the RPC may be deleted at once.
+    // finish_if_done ends the stream once nothing is left to do (a failed
+    // stream does not wait for its calls). It must be the last use of the
+    // stream's RPC, which may be deleted at once.
     void finish_if_done(std::unique_lock<std::mutex>& lock) {
-      if (reading_ || writing_ || !calls_.empty() || finished_) return;
+      if (reading_ || writing_ || (!calls_.empty() && status_.ok()) || finished_) return;
       finished_ = true;
-      std::function<void()> finish = finish_;  // this goes with the RPC
+      std::function<void(const grpc::Status&)> finish = finish_;  // this goes with the RPC
+      grpc::Status status = status_;
       lock.unlock();
-      finish();
+      finish(status);
     }
 
     Server* server_;
     grpc::GenericServerAsyncReaderWriter* rw_;
-    std::function<void()> finish_;
+    std::function<void(const grpc::Status&)> finish_;
     grpc::ByteBuffer incoming_;  // the message being read
     Done read_done_{this, &Stream::read};
     Done write_done_{this, &Stream::written};
@@ -912,8 +943,9 @@ class Server {
     std::deque<Outgoing> queue_;
     bool reading_ = true;   // a read is on its way
     bool writing_ = false;  // a write is on its way
-    bool broken_ = false;   // a write failed
+    bool broken_ = false;   // a write failed, or the stream failed
     bool finished_ = false;
+    grpc::Status status_;   // the stream's status: not OK once it failed
   };
 
   // Rpc is one call of any method, from its arrival to its answer.
@@ -963,7 +995,7 @@ class Server {
       const std::string& method = context_.method();
       if (method == kCalls) {
         state_ = State::kCalls;
-        calls_ = std::make_unique<Stream>(server_, &stream_, [this] { finish(grpc::Status::OK); });
+        calls_ = std::make_shared<Stream>(server_, &stream_, [this](const grpc::Status& status) { finish(status); });
         calls_->start();
         return;
       }
@@ -1034,7 +1066,7 @@ class Server {
     grpc::ByteBuffer request_;
     State state_ = State::kArriving;
     std::unique_ptr<Outbox> outbox_;  // of a CallWithProgress call
-    std::unique_ptr<Stream> calls_;   // of a Calls stream
+    std::shared_ptr<Stream> calls_;   // of a Calls stream
   };
 
   // accept waits for the next call.

@@ -60,7 +60,13 @@ class Pool:
         CallAnswers. A cancellation sets what nexus.cancelled() reports in
         the call; the function runs on (Python cannot stop a thread) unless
         it asks, and its reply, when it ends, is an error saying it was
-        cancelled."""
+        cancelled.
+
+        Odd messages: one of a kind the pool does not know is skipped (a
+        newer nexus may send more kinds); a call whose id is in flight is
+        answered with an error reply, the running call left alone; a
+        message that cannot be decoded ends the stream with INTERNAL, its
+        calls in flight dropped."""
         cancels: dict[int, progress.Cancel] = {}  # the calls in flight
         lock = threading.Lock()
 
@@ -68,7 +74,9 @@ class Pool:
             try:
                 m = wire.decode_call_message(message)
             except ValueError as e:
-                raise server.Abort(server.INTERNAL, f"malformed CallMessage: {e}") from None
+                raise server.Abort(server.INTERNAL, f"the nexus sent a CallMessage that cannot be decoded: {e}") from None
+            if m.kind == wire.UNKNOWN:  # a newer nexus may send more kinds
+                return None
             if m.kind == wire.CANCEL:
                 with lock:
                     flag = cancels.get(m.id)
@@ -77,11 +85,13 @@ class Pool:
                 return None
             flag = progress.Cancel()
             with lock:
-                if m.id in cancels:
-                    raise server.Abort(
-                        server.INTERNAL, f"CallMessage id {m.id} is already in flight on this stream"
-                    )
-                cancels[m.id] = flag
+                twice = m.id in cancels
+                if not twice:
+                    cancels[m.id] = flag
+            if twice:
+                error = f"the nexus sent call {m.id} while a call with that id was running"
+                send(wire.encode_reply_answer(m.id, wire.encode_call_reply(error=error)))
+                return None
 
             def work() -> None:
                 report = None
@@ -89,11 +99,7 @@ class Pool:
                     report = lambda p: send(wire.encode_progress_answer(m.id, p), m.id)  # noqa: E731
                 try:
                     with progress.reporting(report, flag):
-                        reply = self.call(m.request)
-                except server.Abort as e:
-                    # A malformed request fails its call only, not the
-                    # stream's other calls.
-                    reply = wire.encode_call_reply(error=e.details)
+                        reply = self._call(m.function, m.args)
                 finally:
                     with lock:
                         del cancels[m.id]
@@ -111,6 +117,10 @@ class Pool:
             fid, args = wire.decode_call_request(request)
         except ValueError as e:
             raise server.Abort(server.INTERNAL, f"malformed CallRequest: {e}") from None
+        return self._call(fid, args)
+
+    def _call(self, fid: int, args: memoryview) -> bytes:
+        """Runs function fid with args, a msgpack array: its CallReply."""
         run = self._runs.get(fid)
         if run is None:
             return wire.encode_call_reply(

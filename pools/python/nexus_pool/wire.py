@@ -119,24 +119,29 @@ def encode_reply_event(reply: bytes) -> bytes:
     return b"\x12" + _varint(len(reply)) + reply
 
 
-# The kinds of a CallMessage.
+# The kinds of a CallMessage; UNKNOWN is neither a call nor a
+# cancellation, a kind a newer nexus may send.
 CALL = "call"
 CANCEL = "cancel"
+UNKNOWN = "unknown"
 
 
 class CallMessage(NamedTuple):
     """A decoded nexus.pool.CallMessage: a call (kind CALL, with its
-    request and whether it wants progress) or a cancellation (CANCEL)."""
+    function, arguments and whether it wants progress), a cancellation
+    (CANCEL) or a kind this pool does not know (UNKNOWN)."""
 
     id: int
     kind: str
-    request: memoryview  # an encoded CallRequest, for a call
+    function: int  # for a call
+    args: memoryview  # for a call: a msgpack array
     progress: bool
 
 
 def decode_call_message(data: bytes) -> CallMessage:
-    """nexus.pool.CallMessage → CallMessage. A message with neither a
-    call nor a cancellation is malformed: a nexus sends neither."""
+    """nexus.pool.CallMessage → CallMessage, the call's CallRequest decoded
+    too (as a protobuf library decodes every nested message). ValueError
+    when the bytes cannot be decoded."""
     f = _fields(data)
     id_ = f.get(1, 0)
     if not isinstance(id_, int):
@@ -148,10 +153,11 @@ def decode_call_message(data: bytes) -> CallMessage:
         progress = c.get(2, 0)
         if not isinstance(request, memoryview) or not isinstance(progress, int):
             raise ValueError("malformed StreamCall")
-        return CallMessage(id_, CALL, request, progress != 0)
+        fid, args = decode_call_request(request)
+        return CallMessage(id_, CALL, fid, args, progress != 0)
     if isinstance(f.get(3), memoryview):
-        return CallMessage(id_, CANCEL, memoryview(b""), False)
-    raise ValueError(f"CallMessage {id_} holds neither a call nor a cancellation")
+        return CallMessage(id_, CANCEL, 0, memoryview(b""), False)
+    return CallMessage(id_, UNKNOWN, 0, memoryview(b""), False)
 
 
 def encode_progress_answer(id_: int, progress: bytes) -> bytes:
