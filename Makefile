@@ -19,8 +19,12 @@ setup:
 # start of it would initialize.
 TAGS    := urfave_cli_no_docs
 
+# CGO_ENABLED=0: nexus needs no C, and a static binary starts without the
+# dynamic loader, 1.4 ms sooner (3.8 ms against 5.3 ms to run --version
+# here), a fifth of a cold start over stdio. Go pools are built static too
+# (internal/codegen/golang), so the two share the build cache.
 build:
-	$(GO) build -tags $(TAGS) -o $(NEXUS) ./cmd/nexus
+	CGO_ENABLED=0 $(GO) build -tags $(TAGS) -o $(NEXUS) ./cmd/nexus
 
 demo: setup build
 	@./scripts/demo.sh $(NEXUS)

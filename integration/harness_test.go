@@ -40,8 +40,10 @@ func testMain(m *testing.M) int {
 		return m.Run()
 	}
 	nexusBin = filepath.Join(dir, "nexus")
-	// The tags of `make build`, so the tests run what ships.
+	// The tags and cgo setting of `make build`, so the tests run what
+	// ships.
 	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", nexusBin, "github.com/nexus-run/nexus/cmd/nexus")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build nexus:", err)

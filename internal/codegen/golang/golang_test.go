@@ -1,9 +1,12 @@
 package golang
 
 import (
+	"debug/elf"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -153,8 +156,54 @@ func TestWriteBuilds(t *testing.T) {
 	}
 	st, err := os.Stat(filepath.Join(buildDir, "pools", "go", "pool"))
 	if err != nil || st.Mode()&0o100 == 0 {
-		t.Errorf("no pool binary: %v", err)
+		t.Fatalf("no pool binary: %v", err)
 	}
+	if _, set := os.LookupEnv("CGO_ENABLED"); !set {
+		if dynamic, ok := dynamicELF(t, filepath.Join(buildDir, "pools", "go", "pool")); ok && dynamic {
+			t.Error("the pool is linked dynamically; a pool that needs no C is built static")
+		}
+	}
+}
+
+// A pool whose user code needs C is built with cgo, after the build
+// without it failed.
+func TestWriteCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go pool")
+	}
+	if _, set := os.LookupEnv("CGO_ENABLED"); set {
+		t.Skip("CGO_ENABLED is set, and obeyed")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := srcFiles(t, map[string]string{"c.go": "package c\n\n// static int twice(int x) { return 2 * x; }\nimport \"C\"\n\nfunc Twice(x int) int { return int(C.twice(C.int(x))) }\n"})
+	buildDir := filepath.Join(t.TempDir(), "prog-build")
+	if _, err := Write(filepath.Join(buildDir, "pools", "go"), buildDir, []Function{spec(0, "Twice", filepath.Join(dir, "c.go"), I, I)}); err != nil {
+		t.Fatal(err)
+	}
+	if dynamic, ok := dynamicELF(t, filepath.Join(buildDir, "pools", "go", "pool")); ok && !dynamic {
+		t.Error("the pool of cgo code is static: was it built with cgo?")
+	}
+}
+
+// dynamicELF reports whether the ELF binary at path asks for a dynamic
+// loader; ok is false where binaries are not ELF.
+func dynamicELF(t *testing.T, path string) (dynamic, ok bool) {
+	if runtime.GOOS != "linux" {
+		return false, false
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 func TestWriteCompileError(t *testing.T) {
