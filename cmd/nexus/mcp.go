@@ -85,7 +85,6 @@ func stdioOptions(c *cli.Context) mcp.StdioOptions {
 // serveStdio serves program m over stdio until stdin ends or a signal
 // comes, then stops the pools (see onSignals).
 func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sopts mcp.StdioOptions) error {
-	oneProc()
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -102,6 +101,9 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	prog.StartPools(ctx, os.Stderr)
 	srv := newServer(prog, opts, nil, os.Stderr)
 	steptrace.Mark("tool table built")
+	// Not sooner: the start overlaps the pools' launch with building the
+	// tools, on both cores.
+	oneProc()
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
