@@ -44,8 +44,8 @@ func TestDockerfileBuildsAsMake(t *testing.T) {
 	}
 	makefile := read(t, "../Makefile")
 	tags := match(t, "Makefile", makefile, `(?m)^TAGS\s*:=\s*(\S+)$`)
-	build := match(t, "Makefile", makefile, `(?m)^build:\n\t\$\(GO\) build -tags \$\(TAGS\) -o \$\(NEXUS\) (\S+)$`)
-	want := "go build -tags " + tags + " -o /usr/local/bin/nexus " + build
+	build := match(t, "Makefile", makefile, `(?m)^build:\n\tCGO_ENABLED=0 \$\(GO\) build -tags \$\(TAGS\) -o \$\(NEXUS\) (\S+)$`)
+	want := "CGO_ENABLED=0 go build -tags " + tags + " -o /usr/local/bin/nexus " + build
 	if !strings.Contains(docker, "RUN "+want+"\n") {
 		t.Errorf("Dockerfile does not build nexus as make build does: want the step RUN %s", want)
 	}
