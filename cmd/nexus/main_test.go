@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -154,22 +153,5 @@ func TestNegativeBoundIsUsageError(t *testing.T) {
 				t.Errorf("exit code %d, stderr %q; want 2 and %q", code, stderr, want)
 			}
 		})
-	}
-}
-
-// Over stdio the nexus runs on one thread at a time, unless the user set
-// GOMAXPROCS.
-func TestOneProc(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	runtime.GOMAXPROCS(2)
-	t.Setenv("GOMAXPROCS", "2")
-	oneProc()
-	if got := runtime.GOMAXPROCS(0); got != 2 {
-		t.Errorf("GOMAXPROCS=2 set by the user: %d after oneProc", got)
-	}
-	os.Unsetenv("GOMAXPROCS") // t.Setenv restores it
-	oneProc()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Errorf("GOMAXPROCS unset: %d after oneProc, want 1", got)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/urfave/cli/v2"
 
@@ -79,7 +78,11 @@ func stdioFlags() []cli.Flag {
 }
 
 func stdioOptions(c *cli.Context) mcp.StdioOptions {
-	return mcp.StdioOptions{Grace: c.Duration("shutdown-grace"), MaxLine: c.Int64("max-line"), MaxBacklog: c.Int64("max-backlog")}
+	// One scheduler thread, unless the user set GOMAXPROCS. Not before
+	// ServeStdio: the start overlaps the pools' launch with building the
+	// tools, on every core.
+	return mcp.StdioOptions{Grace: c.Duration("shutdown-grace"), MaxLine: c.Int64("max-line"), MaxBacklog: c.Int64("max-backlog"),
+		OneProc: os.Getenv("GOMAXPROCS") == ""}
 }
 
 // serveStdio serves program m over stdio until stdin ends or a signal
@@ -101,29 +104,11 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	prog.StartPools(ctx, os.Stderr)
 	srv := newServer(prog, opts, nil, os.Stderr)
 	steptrace.Mark("tool table built")
-	// Not sooner: the start overlaps the pools' launch with building the
-	// tools, on both cores.
-	oneProc()
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {
 		return nil // stopped by a signal, as asked
 	}
 	return err
-}
-
-// oneProc runs the nexus's goroutines on one thread at a time, unless the
-// user set GOMAXPROCS. Over stdio the nexus serves one client whose calls
-// mostly wait on pools, other processes: its own work per call is a few
-// microseconds, and a second scheduler thread only spins looking for
-// work each time a goroutine wakes, on the cores the pool and the client
-// need. Measured by integration/startsteps (sequential small calls,
-// alternating starts): 205 → 181 µs a call through the C++ pool and
-// 251 → 178 µs through the Go pool, and 48 µs less CPU a call, on a
-// 2-core machine; the 100,000-real sum of `make peers` did not change.
-func oneProc() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 }
 
 // newServer makes the MCP server of prog, which writes its calls to audit

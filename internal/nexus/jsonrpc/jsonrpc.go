@@ -173,7 +173,11 @@ func startCheck(data []byte) *pendingCheck {
 // 1.8 MB call, the check is a fifth of the nexus's work, and reading the
 // arguments (which checks their grammar again as it goes) can run beside
 // it on another core.
-const parallelCheck = 64 << 10
+const parallelCheck = ParallelCheck
+
+// ParallelCheck is the size of a message from which Decode checks it is
+// JSON on a goroutine of its own, beside what its caller does next.
+const ParallelCheck = 64 << 10
 
 // err is the error to answer a message with: nil when it is JSON. A
 // message nested too deep is a parse error too (-32700, with a null id):

@@ -57,7 +57,8 @@ func (s *Server) NewSession() *Session {
 // Handle handles one incoming message, data. For a request (and for data
 // that is no valid message) reply is called once, with the reply to send,
 // or with nil when there is none to send: the client cancelled the call.
-// For a notification or a response reply is not called.
+// For a notification or a response reply is not called. Handle reports
+// whether reply is (or will be) called.
 //
 // Everything but tools/call is answered before Handle returns, so the
 // lifecycle keeps the order in which messages arrive. A tools/call runs on
@@ -65,13 +66,14 @@ func (s *Server) NewSession() *Session {
 // client went away, the server stops) cancels it. reply may therefore be
 // called from several goroutines at once, and after Handle returns; it
 // must write each reply whole. Handle is safe for concurrent use.
-func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) {
+func (ss *Session) Handle(ctx context.Context, data []byte, reply func([]byte)) (replies bool) {
 	m, id, err := decode(data)
 	if err != nil {
 		reply(jsonrpc.Fail(id, err))
-		return
+		return true
 	}
 	ss.handle(ctx, m, readEnvelope(m.PeekParams()), reply)
+	return m.IsRequest()
 }
 
 // decode decodes one incoming message. A large tools/call comes back

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -50,6 +51,10 @@ type StdioOptions struct {
 	// written to a client that does not read them, above which no further
 	// request is read until it falls again; zero means DefaultMaxBacklog.
 	MaxBacklog int64
+	// OneProc runs the process's goroutines on one thread at a time
+	// (GOMAXPROCS 1) while the server serves, but for the reading of a
+	// large request (see procs).
+	OneProc bool
 }
 
 func (o StdioOptions) withDefaults() StdioOptions {
@@ -95,6 +100,11 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 	// handling a line once the server stops.
 	var gate sync.Mutex
 	stopped := false
+	var cores *procs
+	if opts.OneProc {
+		cores = narrow()
+		defer cores.restore()
+	}
 	handle := func(l line) bool {
 		gate.Lock()
 		defer gate.Unlock()
@@ -103,6 +113,14 @@ func ServeStdio(ctx context.Context, srv *Server, in io.Reader, out io.Writer, o
 			return false
 		case l.tooLong != nil:
 			w.write(jsonrpc.Fail(l.tooLong.id, l.tooLong.rpcError()))
+		case cores != nil && len(l.data) >= jsonrpc.ParallelCheck:
+			// Every core while the request is checked beside its
+			// binding, until its reply; a message that gets none leaves
+			// at once.
+			leave := cores.widen()
+			if !ss.Handle(notifying, l.data, func(b []byte) { leave(); w.write(b) }) {
+				leave()
+			}
 		default:
 			ss.Handle(notifying, l.data, w.write)
 		}
@@ -275,6 +293,59 @@ func markFirst(format string, n int) {
 	if n <= 3 && steptrace.On() {
 		steptrace.Mark(fmt.Sprintf(format, n))
 	}
+}
+
+// procs narrows the Go scheduler to one thread over stdio (StdioOptions.
+// OneProc) and widens it again while large requests are read. The nexus
+// serves one client whose calls mostly wait on pools, other processes:
+// its own work on a small call is a few microseconds, and a second
+// scheduler thread only spins looking for work each time a goroutine
+// wakes, on the cores the pool and the client need. Measured with
+// integration/startsteps (sequential small calls, alternating starts, on
+// a 2-core machine): 205 → 181 µs a call through the C++ pool and 251 →
+// 178 µs through the Go pool, 48 µs less CPU a call. A large call
+// (jsonrpc.ParallelCheck bytes and more) is checked as JSON on a second
+// core beside the binding of its arguments, which one thread would do
+// one after the other: a 100,000-real call took 0.7-0.9 ms longer on one
+// thread, so it gets every core until it is answered.
+type procs struct {
+	mu    sync.Mutex
+	wide  int // GOMAXPROCS before narrow
+	large int // large requests not answered yet
+}
+
+// narrow sets GOMAXPROCS to 1.
+func narrow() *procs {
+	return &procs{wide: runtime.GOMAXPROCS(1)}
+}
+
+// widen gives the scheduler back its threads until the function it
+// returns is called (once, or more: the later calls do nothing).
+func (p *procs) widen() (leave func()) {
+	p.mu.Lock()
+	if p.large == 0 {
+		runtime.GOMAXPROCS(p.wide)
+	}
+	p.large++
+	p.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			if p.large--; p.large == 0 {
+				runtime.GOMAXPROCS(1)
+			}
+			p.mu.Unlock()
+		})
+	}
+}
+
+// restore sets GOMAXPROCS back to what it was before narrow.
+func (p *procs) restore() {
+	p.mu.Lock()
+	p.large = -1 << 30 // no leave narrows again
+	runtime.GOMAXPROCS(p.wide)
+	p.mu.Unlock()
 }
 
 // ReserveStdout moves the process's standard output aside for protocol

@@ -258,3 +258,63 @@ func waitDone(t *testing.T, done chan error) error {
 	}
 	return nil
 }
+
+// TestStdioOneProc: with OneProc the scheduler runs one thread while the
+// server serves, every thread again while a large request is pending (a
+// call until its reply, a notification until handled), and as many as
+// before once the server ends.
+func TestStdioOneProc(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	srv, pools := callsServer(t, Options{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- ServeStdio(context.Background(), srv, inR, outW, StdioOptions{OneProc: true}) }()
+	replies := make(chan string, 16)
+	go func() {
+		r := newLineReader(outR, 1<<30)
+		for {
+			l, err := r.next()
+			if len(l.data) > 0 {
+				replies <- string(l.data)
+			}
+			if err != nil {
+				close(replies)
+				return
+			}
+		}
+	}()
+	procs := func(want int, when string) {
+		t.Helper()
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("%s: GOMAXPROCS %d, want %d", when, got, want)
+		}
+	}
+	io.WriteString(inW, initLine+"\n"+initializedLine+"\n")
+	<-replies
+	procs(1, "serving")
+
+	key := strings.Repeat("k", 70<<10) // a large request
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{"key":"`+key+`"}}}`+"\n")
+	<-pools.started
+	procs(3, "a large call running")
+	pools.release(key)
+	if r := <-replies; !strings.Contains(r, `"id":7`) {
+		t.Fatalf("reply %.200s", r)
+	}
+	procs(1, "the large call answered")
+
+	// A large notification gets no reply; the ping after it is answered
+	// once it has been handled.
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/x","params":{"k":"`+key+`"}}`+"\n"+`{"jsonrpc":"2.0","id":8,"method":"ping"}`+"\n")
+	if r := <-replies; !strings.Contains(r, `"id":8`) {
+		t.Fatalf("reply %.200s", r)
+	}
+	procs(1, "a large notification handled")
+
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	procs(3, "the server ended")
+}
