@@ -49,6 +49,12 @@
 // mode, directly and behind the same HAProxy, 3 replicas and 1. Without
 // HAProxy the part is reported as not run. -only runs one part.
 //
+// With -baseline BIN, an earlier nexus serves the same programs (built
+// with it) as rows of their own in the same rounds, and the report adds
+// each nexus row against its baseline: a change's before and after,
+// measured side by side. The goals of issues #6 and #15 are checked on
+// the nexus rows.
+//
 // The report goes to stdout and to -out (docs/benchmarks.md). The run is
 // bounded by -deadline; traffic goes to loopback only.
 package main
@@ -68,6 +74,7 @@ import (
 // config is what the flags set.
 type config struct {
 	nexus    string
+	baseline string // -baseline: an earlier nexus measured beside it
 	out      string
 	deadline time.Duration
 	rounds   int
@@ -95,6 +102,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.nexus, "nexus", "bin/nexus", "the nexus binary to measure")
+	flag.StringVar(&c.baseline, "baseline", "", "peers part: an earlier nexus `binary` to measure beside -nexus in the same rounds (its own programs built with it), reported as before and after")
 	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "where to write the report (relative to the repository root); empty for stdout only")
 	flag.DurationVar(&c.deadline, "deadline", 10*time.Minute, "bound on the whole run, set-up included")
 	flag.IntVar(&c.rounds, "rounds", 5, "rounds of the stdio and HTTP measurements, alternating the servers")
@@ -162,6 +170,14 @@ func run(ctx context.Context, c config, argv []string) error {
 	}
 	if _, err := os.Stat(c.nexus); err != nil {
 		return fmt.Errorf("%w (build it with `make build`)", err)
+	}
+	if c.baseline != "" {
+		if c.baseline, err = filepath.Abs(c.baseline); err != nil {
+			return err
+		}
+		if _, err := os.Stat(c.baseline); err != nil {
+			return fmt.Errorf("-baseline: %w", err)
+		}
 	}
 	work, err := os.MkdirTemp("", "nexus-peers-")
 	if err != nil {

@@ -19,7 +19,9 @@ type server struct {
 	name string // in the tables
 	lang string // the language its functions are written in
 	peer bool   // a hand-written server; else nexus
-	dir  string // working directory
+	// baseline is a nexus row of -baseline, the nexus before.
+	baseline bool
+	dir      string // working directory
 	// stdio and http are its command lines; http serves on a port it picks.
 	stdio, http []string
 
@@ -66,6 +68,11 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 		{key: "nexus-go", name: "nexus, Go pool", lang: "Go"},
 		{key: "nexus-cpp", name: "nexus, C++ pool", lang: "C++"},
 	}
+	if c.baseline != "" {
+		for _, s := range all[3:6] {
+			all = append(all, &server{key: baselineKey(s.key), name: "nexus before, " + strings.TrimPrefix(s.name, "nexus, "), lang: s.lang, baseline: true})
+		}
+	}
 	var servers []*server
 	for _, s := range all {
 		if selected(c.servers, s.key) {
@@ -91,21 +98,28 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 			}
 			script := filepath.Join(dir, "server.mjs")
 			s.stdio, s.http = []string{node, script, "stdio"}, []string{node, script, "http", "0"}
-		case "nexus-py", "nexus-go", "nexus-cpp":
-			lang := map[string]string{"nexus-py": "python", "nexus-go": "go", "nexus-cpp": "cpp"}[s.key]
+		case "nexus-py", "nexus-go", "nexus-cpp", baselineKey("nexus-py"), baselineKey("nexus-go"), baselineKey("nexus-cpp"):
+			nexus, key, out := c.nexus, s.key, ""
+			if s.baseline {
+				nexus, key, out = c.baseline, strings.TrimPrefix(s.key, "before-"), "before-"
+			}
+			lang := map[string]string{"nexus-py": "python", "nexus-go": "go", "nexus-cpp": "cpp"}[key]
 			start := time.Now()
-			launcher, err := runenv.MakeProgram(ctx, c.nexus, filepath.Join(peers, "servers", "nexus", lang), filepath.Join(work, lang), "peers")
+			launcher, err := runenv.MakeProgram(ctx, nexus, filepath.Join(peers, "servers", "nexus", lang), filepath.Join(work, out+lang), "peers")
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}
-			logf("built the %s program with nexus make in %.1f s", s.lang, time.Since(start).Seconds())
+			logf("built the %s program with %s in %.1f s", s.lang, nexus, time.Since(start).Seconds())
 			s.dir = filepath.Dir(launcher)
-			s.stdio = []string{c.nexus, "mcp", launcher}
-			s.http = []string{c.nexus, "mcp", launcher, "--http-port", "0"}
+			s.stdio = []string{nexus, "mcp", launcher}
+			s.http = []string{nexus, "mcp", launcher, "--http-port", "0"}
 		}
 	}
 	return servers, nil
 }
+
+// baselineKey is the key of the -baseline row of nexus row key.
+func baselineKey(key string) string { return "before-" + key }
 
 // fastmcpCommands are the command lines serving the FastMCP script in
 // servers over stdio and over HTTP on a port it picks, the script's
