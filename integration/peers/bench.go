@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/nexus-run/nexus/integration/stepprofile"
 )
 
 // bench runs the three measurements over every server.
@@ -310,4 +313,24 @@ func medianDuration(ds []time.Duration) time.Duration {
 		return (sorted[n/2-1] + sorted[n/2]) / 2
 	}
 	return sorted[n/2]
+}
+
+// stepsPhase profiles each nexus row's cold start step by step and the
+// stages of a small call (package stepprofile), alternating the nexus and
+// the -baseline one start by start when both run: where the time of the
+// cold start and of a small call goes.
+func (b *bench) stepsPhase(ctx context.Context) {
+	logf("steps: %d starts per nexus row, each then %d rounds of the stages of a small call", b.c.cold, b.c.stageCalls)
+	for _, s := range b.servers {
+		if s.peer || s.baseline || ctx.Err() != nil {
+			continue
+		}
+		profiles, err := stepprofile.Run(stepprofile.Config{Nexus: []string{s.stdio[0]}, Prog: s.stdio[2],
+			Tool: "trivial", Args: json.RawMessage(`{"x":1}`), Starts: b.c.cold, Calls: b.c.stageCalls, Stages: true})
+		if err != nil {
+			s.errs = append(s.errs, fmt.Sprintf("steps profile: %v", err))
+			continue
+		}
+		s.steps = &profiles[0]
+	}
 }

@@ -73,15 +73,16 @@ import (
 
 // config is what the flags set.
 type config struct {
-	nexus    string
-	baseline string // -baseline: an earlier nexus measured beside it
-	out      string
-	deadline time.Duration
-	rounds   int
-	cold     int
-	sessions int
-	servers  string // -servers
-	only     string // -only: the part to run
+	nexus      string
+	baseline   string // -baseline: an earlier nexus measured beside it
+	out        string
+	deadline   time.Duration
+	rounds     int
+	cold       int
+	stageCalls int // -stage-calls
+	sessions   int
+	servers    string // -servers
+	only       string // -only: the part to run
 
 	stdioCalls, stdioBigCalls int // sequential calls per round over stdio
 	httpCalls, httpBigCalls   int // calls per session per round over HTTP
@@ -106,7 +107,8 @@ func main() {
 	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "where to write the report (relative to the repository root); empty for stdout only")
 	flag.DurationVar(&c.deadline, "deadline", 10*time.Minute, "bound on the whole run, set-up included")
 	flag.IntVar(&c.rounds, "rounds", 5, "rounds of the stdio and HTTP measurements, alternating the servers")
-	flag.IntVar(&c.cold, "cold", 5, "cold starts per server and function")
+	flag.IntVar(&c.cold, "cold", 5, "cold starts per server and function (and per nexus of the steps profile)")
+	flag.IntVar(&c.stageCalls, "stage-calls", 500, "rounds of the stages of a small call per start, in the steps profile")
 	flag.IntVar(&c.sessions, "sessions", 16, "HTTP sessions at once")
 	flag.IntVar(&c.stdioCalls, "stdio-calls", 1000, "sequential stdio calls per round of trivial and of shout")
 	flag.IntVar(&c.stdioBigCalls, "stdio-big-calls", 12, "sequential stdio calls per round of total (about 2 MB each)")
@@ -144,7 +146,7 @@ func main() {
 		return
 	}
 	if c.rounds < 1 || c.cold < 1 || c.sessions < 1 || c.stdioCalls < 1 || c.stdioBigCalls < 1 ||
-		c.httpCalls < 1 || c.httpBigCalls < 1 || c.warmUp < 0 || c.bigWarmUp < 0 || c.bigN < 1 ||
+		c.httpCalls < 1 || c.httpBigCalls < 1 || c.stageCalls < 1 || c.warmUp < 0 || c.bigWarmUp < 0 || c.bigN < 1 ||
 		c.proxyCalls < 1 || c.proxyHTTPCalls < 1 || c.proxyWarmUp < 0 || c.proxyStep <= 0 ||
 		c.replicaCalls < 1 || c.replicaBig < 1 || c.replicaWarmUp < 0 ||
 		(c.only != "" && c.only != "peers" && c.only != "proxies" && c.only != "replicas") || flag.NArg() > 0 {
@@ -223,7 +225,7 @@ func run(ctx context.Context, c config, argv []string) error {
 	var phases []func(context.Context)
 	if b != nil {
 		logf("the peers part: measuring %d servers", len(b.servers))
-		phases = append(phases, b.coldStarts, b.stdioPhase, b.httpPhase)
+		phases = append(phases, b.coldStarts, b.stdioPhase, b.httpPhase, b.stepsPhase)
 	}
 	if pb != nil {
 		phases = append(phases, pb.run)

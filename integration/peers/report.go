@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/integration/runenv"
+	"github.com/nexus-run/nexus/integration/stepprofile"
 )
 
 // report is the markdown document of the run: what ran where, then each
@@ -106,6 +107,7 @@ func (b *bench) report(w *strings.Builder) {
 	}
 
 	b.reportBaseline(w)
+	b.reportSteps(w)
 
 	p("\n## Goals (issues #6 and #15)\n\nEach goal on the functions it names (— where it names none).\n\n| goal | %s | verdict |\n| --- |%s --- |\n", fnNames(b.fns, " | "), strings.Repeat(" ---: |", len(b.fns)))
 	for _, g := range goals {
@@ -449,4 +451,61 @@ func roundsCell(s *series) string {
 		out = append(out, thousands(r))
 	}
 	return strings.Join(out, ", ")
+}
+
+// reportSteps writes the steps profile of each nexus row: a cold start,
+// step by step, and the stages of a small call after it.
+func (b *bench) reportSteps(w *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	var rows []*server
+	for _, s := range b.servers {
+		if s.steps != nil {
+			rows = append(rows, s)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("\n## Where the time goes: a cold start step by step, and the stages of a small call\n\n")
+	p("Measured by package `integration/stepprofile` (also `go run ./integration/startsteps`): the nexus started with `NEXUS_STEPS=1` marks each step of its start on stderr; the client's own step is the answer read. ")
+	p("The median of %d starts per row, in ms from just before the exec, calling `trivial`; then, after each start, %d rounds of four requests, each reaching one stage further: a ping (the transport: stdin, parsing, dispatch, the reply written), a `tools/call` of an unknown tool (the call's goroutine, the lookup, an error result), one with an unknown argument (binding), and the call (encoding, the pool's round trip, decoding, the result).\n\n", b.c.cold, b.c.stageCalls)
+	var order []string
+	for _, s := range rows {
+		for _, st := range s.steps.Steps {
+			if !slices.Contains(order, st.Name) {
+				order = append(order, st.Name)
+			}
+		}
+	}
+	p("| step (ms from exec) |")
+	for _, s := range rows {
+		p(" %s |", s.name)
+	}
+	p("\n| --- |%s\n", strings.Repeat(" ---: |", len(rows)))
+	for _, name := range order {
+		p("| %s |", name)
+		for _, s := range rows {
+			cell := "—"
+			for _, st := range s.steps.Steps {
+				if st.Name == name {
+					cell = fmt.Sprintf("%.2f", float64(st.At.Microseconds())/1000)
+				}
+			}
+			p(" %s |", cell)
+		}
+		p("\n")
+	}
+	p("\n| stage of a small call: median µs (what it adds) |")
+	for _, s := range rows {
+		p(" %s |", s.name)
+	}
+	p("\n| --- |%s\n", strings.Repeat(" ---: |", len(rows)))
+	for i, name := range stepprofile.StageNames {
+		p("| %s |", name)
+		for _, s := range rows {
+			st := s.steps.Stages[i]
+			p(" %.1f (%+.1f) |", float64(st.Median.Nanoseconds())/1000, float64(st.Adds.Nanoseconds())/1000)
+		}
+		p("\n")
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nexus-run/nexus/integration/runenv"
+	"github.com/nexus-run/nexus/integration/stepprofile"
 )
 
 // server is one MCP server under measurement, and what was measured of it.
@@ -21,7 +22,9 @@ type server struct {
 	peer bool   // a hand-written server; else nexus
 	// baseline is a nexus row of -baseline, the nexus before.
 	baseline bool
-	dir      string // working directory
+	// steps is a nexus row's profile of a cold start and a small call.
+	steps *stepprofile.Profile
+	dir   string // working directory
 	// stdio and http are its command lines; http serves on a port it picks.
 	stdio, http []string
 
