@@ -63,6 +63,22 @@ func program(exports, text string) string {
 	return "module m (" + exports + ")\n" + library + "\n" + text
 }
 
+// A language map of a record is the record's type in that language, as
+// `record Lang => Name = "type"` says; a language nexus has no pool for
+// is left aside.
+func TestTypeLangOfRecord(t *testing.T) {
+	p := compileOK(t, program("f", "type Go => Summary = \"Summary\"\ntype Julia => Summary = \"Summary\"\nf :: [Real] -> Summary\nf = summarize"))
+	var got *types.Type
+	for _, fn := range p.Manifest.Functions {
+		if fn.Name == "summarize" {
+			got = fn.Return
+		}
+	}
+	if got == nil || !reflect.DeepEqual(got.Langs, map[string]string{"cpp": "summary_t", "go": "Summary"}) {
+		t.Errorf("Summary's languages %v, want cpp and go", got)
+	}
+}
+
 func TestArguments(t *testing.T) {
 	tests := []struct {
 		name, text string
@@ -115,6 +131,16 @@ func TestArguments(t *testing.T) {
 				`flag name=hydrogens short=H long=hydrogens default=false field=hydrogens type=Bool doc="Include hydrogens"; ` +
 				`option name=tmp_dir long=tmp-dir default="/tmp" metavar=DIR field=tmp_dir type=Str doc="Where to write"; ` +
 				`option name=note long=note field=note type=?Str}`}},
+		{"alias: its type and docstring", "--' TODO list filename\n--' @arg --todo-file\n--' @default \"todo.json\"\ntype TodoFile = Str\nf :: TodoFile -> Str\nf s = upper s",
+			[]string{`option name=todo-file long=todo-file default="todo.json" type=Str doc="TODO list filename"`}},
+		{"alias: the use site wins", "--' The alias's text\n--' @arg --todo-file\n--' @default \"todo.json\"\ntype TodoFile = Str\nf ::\n  --' The list\n  --' @arg -t\n  TodoFile ->\n  Str\nf s = upper s",
+			[]string{`option name=t short=t default="todo.json" type=Str doc="The list"`}},
+		{"alias of an alias: the nearest wins", "--' @metavar ROOT\n--' @arg --root\ntype Root = Int\n--' @arg --mid\ntype Mid = Root\nf :: Mid -> Int\nf x = x",
+			[]string{"option name=mid long=mid metavar=ROOT type=Int"}},
+		{"parameterized aliases", "type Pair a b = (a, b)\ntype (Matrix a) = [[a]]\ntype Opt a = ?a\nf :: Pair Int Str -> Matrix Real -> Opt (Pair Str Bool) -> Int\nf _ _ _ = 1",
+			[]string{"positional type=(Int, Str)", "positional type=[[Real]]", "positional type=?(Str, Bool)"}},
+		{"language maps beside the types", "type Py => Int = \"int\"\ntype Cpp => (List a) = \"std::vector<$1>\" a\ntype Py => (List U8) = \"bytes\" U8\ntype R => Real = \"numeric\"\ntype python3 => Int32 = \"int\"\nf :: Int -> Int\nf x = x",
+			[]string{"positional type=Int"}},
 		{"every type", "f :: Int -> Real -> Str -> Bool -> () -> [Int] -> ?Str -> Map Str Int -> (Int, Str) -> Summary -> Int\nf _ _ _ _ _ _ _ _ _ _ = 1",
 			[]string{"positional type=Int", "positional type=Real", "positional type=Str", "positional type=Bool", "positional type=()",
 				"positional type=[Int]", "positional type=?Str", "positional type=Map Str Int", "positional type=(Int, Str)", "positional type=Summary"}},

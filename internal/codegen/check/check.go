@@ -49,7 +49,9 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 		return nil
 	}
 	c.imports()
+	c.collectAliases()
 	c.collectRecords()
+	c.applyTypeLangs()
 	c.sources()
 	c.signatures()
 	c.definitions()
@@ -76,6 +78,7 @@ type checker struct {
 	sink *diag.Sink
 
 	records  map[string]*record
+	aliases  map[string]*syntax.TypeAlias
 	funcs    map[string]*function // sourced functions by program name
 	funcList []*function          // in source order
 	servers  []*server            // the `source MCP` declarations, in order

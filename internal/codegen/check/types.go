@@ -45,6 +45,9 @@ func (c *checker) resolveType(t syntax.Type, path []string) *types.Type {
 }
 
 func (c *checker) resolveNamed(t *syntax.NamedType, path []string) *types.Type {
+	if a := c.aliases[t.Name]; a != nil {
+		return c.expandAlias(a, t, path)
+	}
 	arity, builtin := builtinTypes[t.Name]
 	rec := c.records[t.Name]
 	if !builtin && rec == nil {
@@ -116,6 +119,9 @@ func holdsJSON(t *types.Type) bool {
 
 func (c *checker) typeNames() []string {
 	names := c.recordNames()
+	for n := range c.aliases {
+		names = append(names, n)
+	}
 	for n := range builtinTypes {
 		names = append(names, n)
 	}

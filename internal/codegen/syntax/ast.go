@@ -11,6 +11,8 @@ type File struct {
 	Signatures  []*Signature
 	Records     []*Record
 	RecordLangs []*RecordLang
+	Aliases     []*TypeAlias
+	TypeLangs   []*TypeLang
 	Defs        []*Def
 }
 
@@ -108,6 +110,30 @@ type RecordLang struct {
 	Lang   Name
 	Record Name
 	Type   StringLit
+}
+
+// TypeAlias is `type Name p1 p2 = Type`: a transparent alias, the same
+// type as its body with the parameters replaced by the arguments it is
+// given.
+type TypeAlias struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Name   Name
+	Params []Name
+	Body   Type
+}
+
+// TypeLang is `type Lang => Name p1 ... = "native" a1 ...`: the type's
+// native form in a language (a language type map). Params are the type
+// terms after the name on the left; the native form's own arguments are
+// read and not kept.
+type TypeLang struct {
+	Pos    diag.Pos
+	Doc    Doc
+	Lang   Name
+	Name   Name
+	Params []Type
+	Native StringLit
 }
 
 // Def is a definition `name p1 p2 = body`. A parameter written `_` has

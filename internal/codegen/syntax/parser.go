@@ -259,8 +259,8 @@ func (p *parser) item(f *File, doc Doc) {
 		} else if r := p.record(doc); r != nil {
 			f.Records = append(f.Records, r)
 		}
-	case t.kind == tokIdent && t.Text == "type" && startsUpper(p.peekAt(1)):
-		p.errorf(t.Pos, "'type' declarations are not supported; expected a module header, import, source, record, signature or definition")
+	case t.kind == tokIdent && t.Text == "type" && (startsUpper(p.peekAt(1)) || p.peekAt(1).kind == tokLParen || p.peekAt(2).kind == tokFatArrow):
+		p.typeDecl(f, doc)
 	case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokDoubleColon:
 		if s := p.signature(doc); s != nil {
 			f.Signatures = append(f.Signatures, s)

@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -420,8 +422,49 @@ from type = as type
 	if f.Defs[0].Name.Name != "record" || exprString(f.Defs[1].Body) != "(as type)" || f.Module.Exports[0].Name != "record" {
 		t.Errorf("defs %s %s", f.Defs[0].Name.Name, exprString(f.Defs[1].Body))
 	}
-	_, sink := parse(t, "module m (a)\ntype Name = Int\n")
-	if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "2:1: 'type' declarations are not supported") {
-		t.Errorf("errors %v", errs)
+}
+
+// TestTypeDecls: aliases, parameterized ones, and language type maps, with
+// or without parentheses around the left side and with the native form's
+// arguments; and what is not supported yet.
+func TestTypeDecls(t *testing.T) {
+	f := parseOK(t, `module m (a)
+--' A file name
+type Filename = Str
+type Pair a b = (a, b)
+type (Matrix a) = [[a]]
+type Py => Int = "int"
+type Cpp => (List a) = "std::vector<$1>" a
+type Py => (List U8) = "bytes" U8
+type Cpp => (Map k v) = "std::map<$1,$2>" k v
+type R => Real = "numeric"
+`)
+	var aliases, maps []string
+	for _, a := range f.Aliases {
+		var ps []string
+		for _, p := range a.Params {
+			ps = append(ps, p.Name)
+		}
+		aliases = append(aliases, fmt.Sprintf("%s(%s)=%s doc=%d", a.Name.Name, strings.Join(ps, ","), typeString(a.Body), len(a.Doc)))
+	}
+	for _, m := range f.TypeLangs {
+		maps = append(maps, fmt.Sprintf("%s:%s/%d=%s", m.Lang.Name, m.Name.Name, len(m.Params), m.Native.Value))
+	}
+	if want := []string{"Filename()=Str doc=1", "Pair(a,b)=(a, b) doc=0", "Matrix(a)=[[a]] doc=0"}; !reflect.DeepEqual(aliases, want) {
+		t.Errorf("aliases %q, want %q", aliases, want)
+	}
+	if want := []string{"Py:Int/0=int", "Cpp:List/1=std::vector<$1>", "Py:List/1=bytes", "Cpp:Map/2=std::map<$1,$2>", "R:Real/0=numeric"}; !reflect.DeepEqual(maps, want) {
+		t.Errorf("maps %q, want %q", maps, want)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"type Vector (n :: Nat) a = [a]", "2:13: kind-annotated type parameters such as (n :: Nat), for type-level sizes, are not supported yet"},
+		{"type Path", "2:10: 'type Path' without '=' and a type declares a primitive type, which is not supported; write `type Path = Type` for an alias"},
+		{"type Box A = [A]", "2:10: a type alias's parameters are lower-case type variables, got 'A'"},
+		{"type Py => Int = int", "2:18: expected the type's native form in the language as a string"},
+	} {
+		_, sink := parse(t, "module m (a)\n"+c.text+"\n")
+		if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) {
+			t.Errorf("%s: errors %v, want %q", c.text, errs, c.want)
+		}
 	}
 }

@@ -117,6 +117,105 @@ func (p *parser) innerType() Type {
 	return t
 }
 
+// typeDecl parses `type Lang => TTerm = "native" args` (a language map)
+// or `type TTerm = Type` (an alias) into f.
+func (p *parser) typeDecl(f *File, doc Doc) {
+	pos := p.next().Pos
+	if p.peekAt(1).kind == tokFatArrow {
+		tl := &TypeLang{Pos: pos, Doc: doc}
+		tl.Lang = p.name("a language such as Py, Cpp or Go")
+		p.expect(tokFatArrow, "'=>'")
+		tl.Name, tl.Params = p.typeTerm(false)
+		p.expect(tokEquals, "'=' and the type's native form in the language")
+		tl.Native = p.stringLit("the type's native form in the language as a string, like \"int\" or \"std::vector<$1>\"")
+		// The native form's arguments ("std::vector<$1>" a): read and
+		// dropped, since nexus's pools have their native forms built in.
+		for !p.failed && p.startsNativeArg(p.peek()) {
+			if p.peek().kind == tokIdent {
+				p.next()
+			} else {
+				p.atomType()
+			}
+		}
+		if !p.failed {
+			f.TypeLangs = append(f.TypeLangs, tl)
+		}
+		return
+	}
+	ta := &TypeAlias{Pos: pos, Doc: doc}
+	var params []Type
+	ta.Name, params = p.typeTerm(true)
+	for _, pt := range params {
+		if nt, ok := pt.(*NamedType); ok {
+			ta.Params = append(ta.Params, Name{Pos: nt.Pos, Name: nt.Name})
+		}
+	}
+	if !p.failed && p.peek().kind != tokEquals {
+		p.errorf(p.peek().Pos, "'type %s' without '=' and a type declares a primitive type, which is not supported; write `type %s = Type` for an alias", ta.Name.Name, ta.Name.Name)
+		return
+	}
+	p.expect(tokEquals, "'=' and the type the alias stands for")
+	ta.Body = p.typ()
+	if !p.failed {
+		f.Aliases = append(f.Aliases, ta)
+	}
+}
+
+// typeTerm reads the left side of a type declaration, `Name p1 p2` or
+// `(Name p1 p2)`. For an alias (params) each parameter is a lower-case
+// type variable; for a language map any type term, `List U8` as well as
+// `List a`.
+func (p *parser) typeTerm(params bool) (Name, []Type) {
+	paren := p.peek().kind == tokLParen
+	if paren {
+		p.next()
+	}
+	name := p.name("a type name")
+	if !p.failed && !startsUpper(p.toks[p.i-1]) {
+		p.errorf(name.Pos, "a type name starts with an upper-case letter, not '%s'", name.Name)
+	}
+	var args []Type
+	for !p.failed {
+		t := p.peek()
+		if t.First && t.Pos.Col <= p.stopCol || t.kind == tokEquals || t.kind == tokRParen || t.kind == tokEOF {
+			break
+		}
+		switch {
+		case t.kind == tokLParen && p.peekAt(2).kind == tokDoubleColon:
+			p.errorf(t.Pos, "kind-annotated type parameters such as (n :: Nat), for type-level sizes, are not supported yet")
+			return name, nil
+		case params && t.kind == tokIdent && !startsUpper(t):
+			p.next()
+			args = append(args, &NamedType{Pos: t.Pos, Name: t.Text})
+		case params:
+			p.errorf(t.Pos, "a type alias's parameters are lower-case type variables, got %s", t.describe())
+			return name, nil
+		case t.kind == tokIdent:
+			p.next()
+			args = append(args, &NamedType{Pos: t.Pos, Name: t.Text})
+		default:
+			args = append(args, p.atomType())
+		}
+	}
+	if paren {
+		p.expect(tokRParen, "')' closing the type term")
+	}
+	return name, args
+}
+
+// startsNativeArg reports whether t starts one of a language map's native
+// arguments: a type variable or type on the same logical line.
+func (p *parser) startsNativeArg(t token) bool {
+	if t.First && t.Pos.Col <= p.stopCol {
+		return false
+	}
+	switch t.kind {
+	case tokLBracket, tokLParen, tokQuestion, tokIdent:
+		return !t.First
+	}
+	return false
+}
+
 func (p *parser) recordLang(doc Doc) *RecordLang {
 	rl := &RecordLang{Pos: p.next().Pos, Doc: doc}
 	rl.Lang = p.name("a language (Py, Cpp or Go)")
