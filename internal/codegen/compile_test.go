@@ -141,6 +141,8 @@ func TestArguments(t *testing.T) {
 			[]string{"positional type=(Int, Str)", "positional type=[[Real]]", "positional type=?(Str, Bool)"}},
 		{"language maps beside the types", "type Py => Int = \"int\"\ntype Cpp => (List a) = \"std::vector<$1>\" a\ntype Py => (List U8) = \"bytes\" U8\ntype R => Real = \"numeric\"\ntype python3 => Int32 = \"int\"\nf :: Int -> Int\nf x = x",
 			[]string{"positional type=Int"}},
+		{"effects declared and used", "effect Rand\nescapable effect Net, Disk\nf :: <IO> Str -> <IO, Rand, Net, e> Str\nf s = upper s",
+			[]string{"positional type=Str"}},
 		{"every type", "f :: Int -> Real -> Str -> Bool -> () -> [Int] -> ?Str -> Map Str Int -> (Int, Str) -> Summary -> Int\nf _ _ _ _ _ _ _ _ _ _ = 1",
 			[]string{"positional type=Int", "positional type=Real", "positional type=Str", "positional type=Bool", "positional type=()",
 				"positional type=[Int]", "positional type=?Str", "positional type=Map Str Int", "positional type=(Int, Str)", "positional type=Summary"}},

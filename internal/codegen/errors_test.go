@@ -37,6 +37,9 @@ func TestErrors(t *testing.T) {
 		{"language map of an alias", "type Name = Str\ntype Py => Name = \"str\"\nf :: Str -> Str\nf = upper", "7:12: type Name is an alias, which takes its language forms from the type it stands for"},
 		{"language map in an unknown language", "type Pyy => Int = \"int\"\nf :: Str -> Str\nf = upper", "6:6: unknown language 'Pyy' in a type map (expected Py, Cpp or Go, or another of Morloc's languages) (did you mean 'Py'?)"},
 		{"language map of an unknown type", "type Py => Strr = \"str\"\nf :: Str -> Str\nf = upper", "6:12: unknown type 'Strr' in a type map (did you mean 'Str'?)"},
+		{"undeclared effect", "f :: Str -> <IO, Rand> Str\nf = upper", "6:18: effect 'Rand' is not declared; declare it with `effect Rand`"},
+		{"undeclared effect, a typo", "effect Rand\nf :: Str -> <Rnd> Str\nf = upper", "7:14: effect 'Rnd' is not declared; declare it with `effect Rnd` (did you mean 'Rand'?)"},
+		{"two effect variables", "f :: Str -> <IO, e, r> Str\nf = upper", "6:21: an effect row has at most one effect variable; 'r' is a second"},
 		{"language of an unknown record", "record Py => Q = \"dict\"\nf :: Str -> Str\nf = upper", "6:14: unknown record 'Q'"},
 
 		{"unknown name", "f :: Str -> Str\nf s = uper s", "7:7: unknown name 'uper' (did you mean 'upper'?)"},

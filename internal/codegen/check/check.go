@@ -54,6 +54,7 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 	c.applyTypeLangs()
 	c.sources()
 	c.signatures()
+	c.checkEffects()
 	c.definitions()
 	c.checkDefinitions()
 	m := &manifest.Manifest{

@@ -13,7 +13,17 @@ type File struct {
 	RecordLangs []*RecordLang
 	Aliases     []*TypeAlias
 	TypeLangs   []*TypeLang
+	Effects     []*EffectDecl
 	Defs        []*Def
+}
+
+// EffectDecl is `effect IO, Err` or `escapable effect Err`: effect labels
+// that signatures may use.
+type EffectDecl struct {
+	Pos       diag.Pos
+	Doc       Doc
+	Escapable bool
+	Names     []Name
 }
 
 // DocLine is one `--'` docstring line. Pos is where Text starts, right
@@ -81,10 +91,13 @@ type Signature struct {
 	Result *SigType
 }
 
-// SigType is one part of a signature's arrow chain.
+// SigType is one part of a signature's arrow chain. Effects are the
+// labels of an effect row written before the type (`<IO, Err> Str`): an
+// upper-case name is an effect, a lower-case one a row variable.
 type SigType struct {
-	Doc  Doc
-	Type Type
+	Doc     Doc
+	Effects []Name
+	Type    Type
 }
 
 // Record is `record Name where` with its fields.

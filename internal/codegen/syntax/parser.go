@@ -259,6 +259,10 @@ func (p *parser) item(f *File, doc Doc) {
 		} else if r := p.record(doc); r != nil {
 			f.Records = append(f.Records, r)
 		}
+	case t.kind == tokIdent && (t.Text == "effect" && p.isEffectDecl(1) || t.Text == "escapable" && p.peekAt(1).Text == "effect" && p.isEffectDecl(2)):
+		if e := p.effectDecl(doc); e != nil {
+			f.Effects = append(f.Effects, e)
+		}
 	case t.kind == tokIdent && t.Text == "type" && (startsUpper(p.peekAt(1)) || p.peekAt(1).kind == tokLParen || p.peekAt(2).kind == tokFatArrow):
 		p.typeDecl(f, doc)
 	case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokDoubleColon:
@@ -280,6 +284,18 @@ func (p *parser) item(f *File, doc Doc) {
 	if !p.failed {
 		p.skipDocs()
 	}
+}
+
+// isEffectDecl reports whether the token at i ahead starts the names of an
+// effect declaration: a name followed by a comma or the end of the item,
+// or any upper-case name (not a definition `effect x = ...`).
+func (p *parser) isEffectDecl(i int) bool {
+	n := p.peekAt(i)
+	if n.kind != tokIdent {
+		return false
+	}
+	after := p.peekAt(i + 1).kind
+	return startsUpper(n) || after == tokComma || after == tokEOF
 }
 
 // moduleName reads a module name such as chem, root-py or math.stats.

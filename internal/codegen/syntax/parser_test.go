@@ -468,3 +468,39 @@ type R => Real = "numeric"
 		}
 	}
 }
+
+// TestEffectDecls: effect declarations, several a line or escapable, and
+// the labels of a signature's effect rows kept for the checker.
+func TestEffectDecls(t *testing.T) {
+	f := parseOK(t, `module m (a)
+effect Rand
+effect Net, Disk
+escapable effect Fail
+a :: Int -> <IO, Rand, e> Int
+`)
+	var got []string
+	for _, e := range f.Effects {
+		for _, n := range e.Names {
+			got = append(got, fmt.Sprintf("%s/%v", n.Name, e.Escapable))
+		}
+	}
+	if want := []string{"Rand/false", "Net/false", "Disk/false", "Fail/true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("effects %q, want %q", got, want)
+	}
+	var labels []string
+	for _, n := range f.Signatures[0].Result.Effects {
+		labels = append(labels, n.Name)
+	}
+	if want := []string{"IO", "Rand", "e"}; !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+	_, sink := parse(t, "module m (a)\neffect rand\n")
+	if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "2:8: an effect name starts with an upper-case letter, not 'rand'") {
+		t.Errorf("errors %v", errs)
+	}
+	// effect and escapable stay names elsewhere.
+	f = parseOK(t, "module m (effect)\neffect :: Int -> Int\neffect x = x\n")
+	if len(f.Effects) != 0 || len(f.Defs) != 1 {
+		t.Errorf("effect as a name: %d effects, %d defs", len(f.Effects), len(f.Defs))
+	}
+}

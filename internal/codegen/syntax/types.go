@@ -10,7 +10,7 @@ func (p *parser) signature(doc Doc) *Signature {
 	var parts []*SigType
 	for !p.failed {
 		part := &SigType{Doc: p.docs()}
-		p.effects()
+		part.Effects = p.effects()
 		part.Type = p.typ()
 		parts = append(parts, part)
 		if p.peek().kind != tokArrow {
@@ -25,21 +25,50 @@ func (p *parser) signature(doc Doc) *Signature {
 	return s
 }
 
-// effects skips effect markers such as <IO> or <IO, Err>, which the
-// subset accepts and ignores.
-func (p *parser) effects() {
+// effects reads an effect row such as <IO> or <IO, Err, e> before a type,
+// and returns its labels (none when there is no row). Effects have no
+// meaning of their own: the checker checks that each is declared, and
+// nothing more.
+func (p *parser) effects() []Name {
 	if p.peek().kind != tokLess {
-		return
+		return nil
 	}
 	p.next()
+	var names []Name
 	for !p.failed {
-		p.name("an effect name such as IO or Err")
+		names = append(names, p.name("an effect name such as IO or Err"))
 		if p.peek().kind != tokComma {
 			break
 		}
 		p.next()
 	}
 	p.expect(tokGreater, "',' or '>' closing the effect list")
+	return names
+}
+
+// effectDecl parses `effect A, B` or `escapable effect A`.
+func (p *parser) effectDecl(doc Doc) *EffectDecl {
+	e := &EffectDecl{Pos: p.peek().Pos, Doc: doc}
+	if p.peek().Text == "escapable" {
+		e.Escapable = true
+		p.next()
+	}
+	p.next() // effect
+	for !p.failed {
+		n := p.name("an effect name such as IO or Rand")
+		if !p.failed && !startsUpper(p.toks[p.i-1]) {
+			p.errorf(n.Pos, "an effect name starts with an upper-case letter, not '%s'", n.Name)
+		}
+		e.Names = append(e.Names, n)
+		if p.peek().kind != tokComma {
+			break
+		}
+		p.next()
+	}
+	if p.failed {
+		return nil
+	}
+	return e
 }
 
 // typ parses a type without arrows: a type name with its arguments, or an
