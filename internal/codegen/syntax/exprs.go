@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"strconv"
+	"strings"
 )
 
 func (p *parser) def(doc Doc) *Def {
@@ -83,7 +84,7 @@ func (p *parser) atom() Expr {
 		return &Var{Pos: t.Pos, Name: t.Text}
 	case tokInt:
 		p.next()
-		v, err := strconv.ParseInt(t.Text, 10, 64)
+		v, err := parseInt(t.Text)
 		if err != nil {
 			p.errorf(t.Pos, "integer %s does not fit in 64 bits", t.Text)
 		}
@@ -170,4 +171,20 @@ func (p *parser) recordLit() Expr {
 	}
 	p.expect(tokRBrace, "',' or '}' in the record")
 	return r
+}
+
+// parseInt reads an integer literal: decimal, or hexadecimal, octal or
+// binary after 0x, 0o or 0b (either case), with an optional '-'.
+func parseInt(text string) (int64, error) {
+	digits, neg := strings.CutPrefix(text, "-")
+	base := 10
+	if len(digits) > 2 && digits[0] == '0' {
+		if b, _ := radix(rune(digits[1])); b != 0 {
+			base, digits = b, digits[2:]
+		}
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	return strconv.ParseInt(digits, base, 64)
 }

@@ -215,6 +215,26 @@ func (l *lexer) number() {
 		l.advance()
 	}
 	kind := tokInt
+	if base, name := radix(l.peekRune(1)); l.peekRune(0) == '0' && base != 0 {
+		// 0xFF, 0o755, 0b101: an integer in another base.
+		l.advance()
+		l.advance()
+		digits := 0
+		for digitIn(l.peekRune(0), base) {
+			l.advance()
+			digits++
+		}
+		if digits == 0 || isIdentRune(l.peekRune(0)) {
+			for l.off < len(l.src) && isIdentRune(l.peekRune(0)) {
+				l.advance()
+			}
+			l.sink.Errorf(pos, "malformed %s literal: %s", name, l.src[off:l.off])
+			l.emit(tokInvalid, l.src[off:l.off], pos, off)
+			return
+		}
+		l.emit(tokInt, l.src[off:l.off], pos, off)
+		return
+	}
 	for isDigit(l.peekRune(0)) {
 		l.advance()
 	}
@@ -249,6 +269,31 @@ func (l *lexer) number() {
 		return
 	}
 	l.emit(kind, l.src[off:l.off], pos, off)
+}
+
+// radix is the base an integer literal's prefix letter (0x, 0o, 0b)
+// gives, with the base's name; 0 for another letter.
+func radix(r rune) (int, string) {
+	switch r {
+	case 'x', 'X':
+		return 16, "hexadecimal"
+	case 'o', 'O':
+		return 8, "octal"
+	case 'b', 'B':
+		return 2, "binary"
+	}
+	return 0, ""
+}
+
+// digitIn reports whether r is a digit of base.
+func digitIn(r rune, base int) bool {
+	switch {
+	case r >= '0' && r <= '9':
+		return int(r-'0') < base
+	case base == 16 && (r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F'):
+		return true
+	}
+	return false
 }
 
 var simpleEscapes = map[rune]rune{'n': '\n', 't': '\t', 'r': '\r', '\\': '\\', '"': '"', '\'': '\'', '0': 0, 'a': '\a', 'b': '\b', 'f': '\f', 'v': '\v'}

@@ -504,3 +504,28 @@ a :: Int -> <IO, Rand, e> Int
 		t.Errorf("effect as a name: %d effects, %d defs", len(f.Effects), len(f.Defs))
 	}
 }
+
+// TestIntegerBases: hexadecimal, octal and binary integers, either case of
+// prefix, negative too; a malformed one is named as Morloc names it.
+func TestIntegerBases(t *testing.T) {
+	f := parseOK(t, "module m (a)\na = 0xFF\nb = 0o17\nc = 0b101\nd = -0x10\ne = 0XfF\ng = 0B11\nh = 0O7\ni = 010\n")
+	var got []int64
+	for _, d := range f.Defs {
+		got = append(got, d.Body.(*IntLit).Value)
+	}
+	if want := []int64{255, 15, 5, -16, 255, 3, 7, 10}; !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+	for src, want := range map[string]string{
+		"a = 0xFOOD":              "2:5: malformed hexadecimal literal: 0xFOOD",
+		"a = 0b102":               "2:5: malformed binary literal: 0b102",
+		"a = 0o8":                 "2:5: malformed octal literal: 0o8",
+		"a = 0x":                  "2:5: malformed hexadecimal literal: 0x",
+		"a = 0x1FFFFFFFFFFFFFFFF": "2:5: integer 0x1FFFFFFFFFFFFFFFF does not fit in 64 bits",
+	} {
+		_, sink := parse(t, "module m (a)\n"+src+"\n")
+		if errs := sink.Errors(); len(errs) == 0 || !strings.Contains(errs[0].Error(), want) {
+			t.Errorf("%s: errors %v, want %q", src, errs, want)
+		}
+	}
+}
