@@ -389,6 +389,14 @@ func (m *Manifest) validateExpr(e *Expr, nvars int) error {
 		if len(e.Fields) != len(e.Args) {
 			return errors.New("record construction with unnamed values")
 		}
+	case Op:
+		n, ok := Operators[e.Op]
+		if !ok {
+			return fmt.Errorf("unknown operator %q", e.Op)
+		}
+		if len(e.Args) != n {
+			return fmt.Errorf("operator %s with %d operands; it takes %d", e.Op, len(e.Args), n)
+		}
 	default:
 		return fmt.Errorf("unknown expression kind %q", e.Kind)
 	}

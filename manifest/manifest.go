@@ -245,7 +245,18 @@ const (
 	MakeList   ExprKind = "list"
 	MakeTuple  ExprKind = "tuple"
 	MakeRecord ExprKind = "record"
+	// Op applies the standard operator Op to Args (two, or one for
+	// "negate"); the nexus evaluates it (package dispatch).
+	Op ExprKind = "op"
 )
+
+// Operators are the operators of an Op expression and how many operands
+// each takes.
+var Operators = map[string]int{
+	"+": 2, "-": 2, "*": 2, "/": 2, "//": 2, "%": 2, "**": 2,
+	"==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
+	"&&": 2, "||": 2, "<>": 2, "negate": 1,
+}
 
 // Expr is a body expression, with its type as the checker inferred it.
 type Expr struct {
@@ -259,6 +270,9 @@ type Expr struct {
 	Field   string   `json:"field,omitempty"`
 	Fields  []string `json:"fields,omitempty"`
 	Message string   `json:"message,omitempty"`
+	// Op is an Op's operator: + - * / // % ** == != < <= > >= && || <>
+	// or negate.
+	Op string `json:"op,omitempty"`
 }
 
 // PoolsOf adds to into the languages of the pools that evaluating e may

@@ -180,6 +180,11 @@ func exprString(m *manifest.Manifest, e *manifest.Expr) string {
 			args[i] = e.Fields[i] + "=" + args[i]
 		}
 		return "record{" + strings.Join(args, ", ") + "}"
+	case manifest.Op:
+		if len(args) == 1 {
+			return e.Op + "(" + args[0] + ")"
+		}
+		return "(" + args[0] + " " + e.Op + " " + args[1] + ")"
 	}
 	return "?" + string(e.Kind)
 }

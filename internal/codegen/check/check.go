@@ -52,6 +52,7 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 	c.collectAliases()
 	c.collectRecords()
 	c.applyTypeLangs()
+	c.collectFixities()
 	c.sources()
 	c.signatures()
 	c.checkEffects()

@@ -107,6 +107,14 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = &getterFn{field: e.Field, pos: e.Pos}
 	case *syntax.Compose:
 		v = c.compose(e, sc)
+	case *syntax.Infix:
+		v = c.infix(e, sc, want)
+	case *binary:
+		v = c.binaryOp(e, sc, want)
+	case *syntax.Negate:
+		v = c.negate(e, sc, want)
+	case *syntax.Section:
+		v = c.section(e, sc)
 	case *syntax.Throw:
 		v = c.throw(e, sc, want)
 	}

@@ -14,6 +14,7 @@ type File struct {
 	Aliases     []*TypeAlias
 	TypeLangs   []*TypeLang
 	Effects     []*EffectDecl
+	Fixities    []*Fixity
 	Defs        []*Def
 }
 
@@ -288,6 +289,42 @@ type Throw struct {
 	Pos     diag.Pos
 	Message Expr
 }
+
+// Infix is a chain of operators as written, `a + b * c`: Operands has
+// one more item than Ops. Precedence and associativity are applied by the
+// checker, which knows every fixity of the program (a fixity declaration
+// may come anywhere in a module).
+type Infix struct {
+	Operands []Expr
+	Ops      []Name // each operator with its position
+}
+
+// Negate is a prefix minus on an expression other than a number literal:
+// `-f x` is negate (f x).
+type Negate struct {
+	Pos  diag.Pos
+	Expr Expr
+}
+
+// Section is an operator written in parentheses with one operand or
+// none: `(+)`, `(* 2)` (Right set), `(2 /)` (Left set). A function.
+type Section struct {
+	Pos         diag.Pos
+	Op          Name
+	Left, Right Expr
+}
+
+// Fixity is `infixl 6 +, -` (Assoc "infixl", "infixr" or "infix").
+type Fixity struct {
+	Pos   diag.Pos
+	Assoc string
+	Prec  int
+	Ops   []Name
+}
+
+func (e *Infix) ExprPos() diag.Pos   { return e.Operands[0].ExprPos() }
+func (e *Negate) ExprPos() diag.Pos  { return e.Pos }
+func (e *Section) ExprPos() diag.Pos { return e.Pos }
 
 func (e *Var) ExprPos() diag.Pos       { return e.Pos }
 func (e *IntLit) ExprPos() diag.Pos    { return e.Pos }

@@ -30,18 +30,54 @@ func (p *parser) def(doc Doc) *Def {
 	return d
 }
 
-// expr parses composition, the loosest form: f . g . h.
+// expr parses an expression: operands joined by infix operators, `f x +
+// g y * 2`, each operand an application or a prefix minus on one. The
+// chain is kept flat (Infix); the checker applies the fixities.
 func (p *parser) expr() Expr {
-	first := p.app()
-	if p.peek().kind != tokDot {
-		return first
+	e, _ := p.infix(false)
+	return e
+}
+
+// infix parses an operator chain. With section set, the chain may end
+// with an operator before ')', a left section `(2 /)`: that operator is
+// returned and not in the chain.
+func (p *parser) infix(section bool) (Expr, *Name) {
+	first := p.operand()
+	if !p.isOp(p.peek()) {
+		return first, nil
 	}
-	c := &Compose{Pos: p.peek().Pos, Funcs: []Expr{first}}
-	for !p.failed && p.peek().kind == tokDot {
+	in := &Infix{Operands: []Expr{first}}
+	for !p.failed && p.isOp(p.peek()) {
+		t := p.next()
+		op := Name{Pos: t.Pos, Name: t.Text}
+		if section && p.peek().kind == tokRParen {
+			if len(in.Ops) == 0 {
+				return first, &op
+			}
+			return in, &op
+		}
+		in.Ops = append(in.Ops, op)
+		in.Operands = append(in.Operands, p.operand())
+	}
+	return in, nil
+}
+
+// operand is an application, or `-` before one (negate).
+func (p *parser) operand() Expr {
+	if t := p.peek(); t.kind == tokMinus {
 		p.next()
-		c.Funcs = append(c.Funcs, p.app())
+		return &Negate{Pos: t.Pos, Expr: p.app()}
 	}
-	return c
+	return p.app()
+}
+
+// isOp reports whether t is an infix operator in an expression.
+func (p *parser) isOp(t token) bool {
+	switch t.kind {
+	case tokOp, tokMinus, tokLess, tokGreater, tokStar, tokDot:
+		return !(t.First && t.Pos.Col <= p.stopCol)
+	}
+	return false
 }
 
 // app parses an application: an atom followed by its arguments.
@@ -147,7 +183,26 @@ func (p *parser) parenExpr() Expr {
 		p.next()
 		return &UnitLit{Pos: open.Pos}
 	}
-	es := p.exprList()
+	if t := p.peek(); p.isOp(t) && (t.kind != tokMinus || p.peekAt(1).kind == tokRParen) {
+		// (+), or a right section (* 2); (- 1) is negate 1.
+		p.next()
+		sec := &Section{Pos: open.Pos, Op: Name{Pos: t.Pos, Name: t.Text}}
+		if p.peek().kind != tokRParen {
+			sec.Right = p.expr()
+		}
+		p.expect(tokRParen, "')' closing the operator section")
+		return sec
+	}
+	first, op := p.infix(true)
+	if op != nil {
+		p.expect(tokRParen, "')' closing the operator section")
+		return &Section{Pos: open.Pos, Op: *op, Left: first}
+	}
+	es := []Expr{first}
+	for !p.failed && p.peek().kind == tokComma {
+		p.next()
+		es = append(es, p.expr())
+	}
 	p.expect(tokRParen, "',' or ')'")
 	if len(es) == 1 {
 		return es[0]

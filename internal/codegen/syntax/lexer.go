@@ -109,7 +109,7 @@ func (l *lexer) run() {
 			} else {
 				l.emit(tokIdent, text, pos, off)
 			}
-		case isDigit(r) || (r == '-' && isDigit(l.peekRune(1))):
+		case isDigit(r) || (r == '-' && isDigit(l.peekRune(1)) && !l.prevEndsValueAdjacent()):
 			l.number()
 		case r == '"':
 			l.str()
@@ -142,7 +142,25 @@ var oneCharPunct = map[rune]kind{
 	'>': tokGreater, '.': tokDot, '*': tokStar, '-': tokMinus,
 }
 
+// twoCharOps and oneCharOps are the operators that are tokOp; '<', '>',
+// '*', '-' and '.' keep kinds of their own, being also punctuation.
+var (
+	twoCharOps = map[string]bool{"&&": true, "||": true, "==": true, "!=": true, "<=": true, ">=": true, "<>": true, "**": true, "//": true, "++": true}
+	oneCharOps = map[rune]bool{'+': true, '/': true, '%': true, '$': true}
+)
+
 func (l *lexer) punct(r rune, pos diag.Pos, off int) {
+	if l.off+2 <= len(l.src) && twoCharOps[l.src[l.off:l.off+2]] {
+		l.advance()
+		l.advance()
+		l.emit(tokOp, l.src[off:l.off], pos, off)
+		return
+	}
+	if oneCharOps[r] {
+		l.advance()
+		l.emit(tokOp, string(r), pos, off)
+		return
+	}
 	if l.off+2 <= len(l.src) {
 		if k, ok := twoCharPunct[l.src[l.off:l.off+2]]; ok {
 			l.advance()

@@ -9,6 +9,7 @@
 package syntax
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -263,6 +264,10 @@ func (p *parser) item(f *File, doc Doc) {
 		if e := p.effectDecl(doc); e != nil {
 			f.Effects = append(f.Effects, e)
 		}
+	case t.kind == tokIdent && (t.Text == "infixl" || t.Text == "infixr" || t.Text == "infix") && p.peekAt(1).kind == tokInt:
+		if fx := p.fixity(); fx != nil {
+			f.Fixities = append(f.Fixities, fx)
+		}
 	case t.kind == tokIdent && t.Text == "type" && (startsUpper(p.peekAt(1)) || p.peekAt(1).kind == tokLParen || p.peekAt(2).kind == tokFatArrow):
 		p.typeDecl(f, doc)
 	case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokDoubleColon:
@@ -284,6 +289,44 @@ func (p *parser) item(f *File, doc Doc) {
 	if !p.failed {
 		p.skipDocs()
 	}
+}
+
+// fixity parses `infixl 6 +, -`, `infixr 8 (**)` or `infix 4 ==`.
+func (p *parser) fixity() *Fixity {
+	t := p.next()
+	fx := &Fixity{Pos: t.Pos, Assoc: t.Text}
+	prec := p.next()
+	n, err := strconv.Atoi(prec.Text)
+	if err != nil || n < 0 || n > 9 {
+		p.errorf(prec.Pos, "a fixity's precedence is from 0 to 9, not %s", prec.Text)
+		return nil
+	}
+	fx.Prec = n
+	for !p.failed {
+		t := p.peek()
+		paren := t.kind == tokLParen
+		if paren {
+			p.next()
+			t = p.peek()
+		}
+		if !p.isOp(t) && t.kind != tokIdent {
+			p.errorf(t.Pos, "expected an operator in the fixity declaration, got %s", t.describe())
+			return nil
+		}
+		p.next()
+		fx.Ops = append(fx.Ops, Name{Pos: t.Pos, Name: t.Text})
+		if paren {
+			p.expect(tokRParen, "')' after the operator")
+		}
+		if p.peek().kind != tokComma {
+			break
+		}
+		p.next()
+	}
+	if p.failed {
+		return nil
+	}
+	return fx
 }
 
 // isEffectDecl reports whether the token at i ahead starts the names of an

@@ -345,7 +345,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"module m (a)\n{- never closed", "2:1: unterminated block comment: '{-' without '-}'"},
 		{"module m (a)\nf x = 99999999999999999999", "2:7: integer 99999999999999999999 does not fit in 64 bits"},
 		{"module m (a)\nf x = 12abc", "2:7: malformed number \"12abc\""},
-		{"module m (a)\nf = 1 $ 2", "2:7: unexpected character '$'"},
+		{"module m (a)\nf = 1 ^ 2", "2:7: unexpected character '^'"},
 		{"module m (a)\nsource Py from \"x.py\" (\"a.b\")", "2:24: \"a.b\" is not a valid name in the program; give it one with 'as aB'"},
 		{"module m (a)\nsource MCP from \"srv\" (\"get-sum\")", "2:24: \"get-sum\" is not a valid name in the program; give it one with 'as getSum'"},
 		{"module m (a)\nsource MCP from \"srv\" (\"2-x\")", "2:24: \"2-x\" is not a valid name in the program; give it one with 'as name'"},
@@ -527,5 +527,52 @@ func TestIntegerBases(t *testing.T) {
 		if errs := sink.Errors(); len(errs) == 0 || !strings.Contains(errs[0].Error(), want) {
 			t.Errorf("%s: errors %v, want %q", src, errs, want)
 		}
+	}
+}
+
+// TestOperators: operator chains kept flat for the checker, prefix minus,
+// sections and references, the lexing of '-' (subtraction or a negative
+// number), and fixity declarations.
+func TestOperators(t *testing.T) {
+	for src, want := range map[string]string{
+		"f = x + 2.0 * 20.0":  "(x + 2r * 20r)",
+		"f = g x + h y":       "((g x) + (h y))",
+		"f = x - 1":           "(x - 1)",
+		"f = x-1":             "(x - 1)",
+		"f = x -1":            "(x -1)",
+		"f = -x + 1":          "((negate x) + 1)",
+		"f = -g x":            "(negate (g x))",
+		"f = (+)":             "(+)",
+		"f = (* 2)":           "(* 2)",
+		"f = (2 /)":           "(2 /)",
+		"f = (- 1)":           "(negate 1)",
+		"f = (-)":             "(-)",
+		"f = (a <> b) ++ c":   "((a <> b) ++ c)",
+		"f = x ** 2 // 3 % 4": "(x ** 2 // 3 % 4)",
+		"f = g $ h x":         "(g $ (h x))",
+		"f = a < b || a >= b": "(a < b || a >= b)",
+		"f = [x + 1, -y]":     "[(x + 1), (negate y)]",
+		"f = (a + b, c)":      "((a + b), c)",
+		"f = g . h":           "(g . h)",
+		"f = a != b":          "(a != b)",
+	} {
+		f := parseOK(t, "module m (f)\n"+src+"\n")
+		if got := exprString(f.Defs[0].Body); got != want {
+			t.Errorf("%s: %s, want %s", src, got, want)
+		}
+	}
+	f := parseOK(t, "module m (f)\ninfixl 6 +, -\ninfixr 8 (**)\ninfix 4 ==, elem\n")
+	var got []string
+	for _, fx := range f.Fixities {
+		for _, op := range fx.Ops {
+			got = append(got, fmt.Sprintf("%s %d %s", fx.Assoc, fx.Prec, op.Name))
+		}
+	}
+	if want := []string{"infixl 6 +", "infixl 6 -", "infixr 8 **", "infix 4 ==", "infix 4 elem"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("fixities %q, want %q", got, want)
+	}
+	_, sink := parse(t, "module m (f)\ninfixl 10 +\n")
+	if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "2:8: a fixity's precedence is from 0 to 9, not 10") {
+		t.Errorf("errors %v", errs)
 	}
 }

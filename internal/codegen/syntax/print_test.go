@@ -65,6 +65,22 @@ func exprString(e Expr) string {
 		return "." + e.Field
 	case *Compose:
 		return "(" + exprsString(e.Funcs, " . ") + ")"
+	case *Infix:
+		out := "(" + exprString(e.Operands[0])
+		for i, op := range e.Ops {
+			out += " " + op.Name + " " + exprString(e.Operands[i+1])
+		}
+		return out + ")"
+	case *Negate:
+		return "(negate " + exprString(e.Expr) + ")"
+	case *Section:
+		switch {
+		case e.Left != nil:
+			return "(" + exprString(e.Left) + " " + e.Op.Name + ")"
+		case e.Right != nil:
+			return "(" + e.Op.Name + " " + exprString(e.Right) + ")"
+		}
+		return "(" + e.Op.Name + ")"
 	case *Throw:
 		return "(@throw " + exprString(e.Message) + ")"
 	}

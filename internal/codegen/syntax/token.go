@@ -33,11 +33,13 @@ const (
 	tokUnderscore       // _
 	tokStar             // *
 	tokMinus            // - not followed by a digit (inside module names like root-py)
+	tokOp               // another operator: + / % $ && || == != <= >= <> ** // ++
 	tokInvalid          // text the lexer rejected, with an error reported already
 )
 
 var kindNames = [...]string{
 	tokEOF:         "end of input",
+	tokOp:          "operator",
 	tokIdent:       "name",
 	tokInt:         "integer",
 	tokReal:        "number",

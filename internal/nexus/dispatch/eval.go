@@ -70,6 +70,8 @@ func (d *Dispatcher) eval(ctx context.Context, e *manifest.Expr, vars []any) (an
 			rec[e.Fields[i]] = v
 		}
 		return rec, nil
+	case manifest.Op:
+		return d.evalOp(ctx, e, vars)
 	}
 	return nil, fmt.Errorf("unknown expression kind %q", e.Kind)
 }

@@ -1,0 +1,82 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// operatorFiles uses Morloc's standard operators, evaluated by the nexus,
+// around a Python function.
+var operatorFiles = files{
+	"main.loc": `module calc (area, stats, split, label, square)
+source Py from "calc.py" ("mean")
+mean :: [Real] -> Real
+
+--' The area of a circle
+area :: Real -> Real
+area r = 3.0 * r ** 2
+
+stats :: [Real] -> (Real, Bool)
+stats xs = (mean xs * 2 - 1, mean xs >= 2 && xs != [])
+
+split :: Int -> Int -> (Int, Int)
+split a b = (a // b, a % b)
+
+label :: Str -> Str
+label s = s <> "!" <> s
+
+square :: Int -> Int
+square x = x * x
+`,
+	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n",
+}
+
+// TestOperators: arithmetic, comparisons, connectives and concatenation
+// through the CLI and MCP, floor division and modulo as Morloc has them,
+// and an Int overflow failing the command with its reason.
+func TestOperators(t *testing.T) {
+	p := build(t, operatorFiles)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"area", "2"}, "12.0\n"},
+		{[]string{"stats", "[1, 2, 3]"}, "[3.0,true]\n"},
+		{[]string{"stats", "[1]"}, "[1.0,false]\n"},
+		{[]string{"split", "--", "-7", "2"}, "[-4,1]\n"},
+		{[]string{"label", "hey"}, "\"hey!hey\"\n"},
+	} {
+		if out := p.ok(c.args...); out != c.want {
+			t.Errorf("%v: %q, want %q", c.args, out, c.want)
+		}
+	}
+	if msg := p.fails(1, "square", "9999999999"); !strings.Contains(msg, "9999999999 * 9999999999: integer overflow") {
+		t.Errorf("square 9999999999: %q", msg)
+	}
+
+	cmd := exec.Command(nexusBin, "mcp", p.launcher)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "operators-test", Version: "0"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stats", Arguments: map[string]any{"_1": []float64{2, 4}}})
+	if err != nil || res.IsError || toolText(res) != "[5.0,true]" {
+		t.Errorf("stats over MCP: %s, %v", toolText(res), err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "split", Arguments: map[string]any{"_1": 7, "_2": -2}})
+	if err != nil || res.IsError || toolText(res) != "[-4,-1]" {
+		t.Errorf("split over MCP: %s, %v", toolText(res), err)
+	}
+	cs.Close()
+	p.checkClean()
+}
