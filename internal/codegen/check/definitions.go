@@ -185,9 +185,18 @@ func walkVars(e syntax.Expr, fn func(*syntax.Var)) {
 		for _, f := range e.Fields {
 			walkVars(f.Value, fn)
 		}
-	case *syntax.Compose:
-		for _, x := range e.Funcs {
+	case *syntax.Infix:
+		for _, x := range e.Operands {
 			walkVars(x, fn)
+		}
+	case *syntax.Negate:
+		walkVars(e.Expr, fn)
+	case *syntax.Section:
+		if e.Left != nil {
+			walkVars(e.Left, fn)
+		}
+		if e.Right != nil {
+			walkVars(e.Right, fn)
 		}
 	case *syntax.Throw:
 		walkVars(e.Message, fn)

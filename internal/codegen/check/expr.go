@@ -105,8 +105,6 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.applyValue(head, args, e.Pos, want)
 	case *syntax.Getter:
 		v = &getterFn{field: e.Field, pos: e.Pos}
-	case *syntax.Compose:
-		v = c.compose(e, sc)
 	case *syntax.Infix:
 		v = c.infix(e, sc, want)
 	case *binary:

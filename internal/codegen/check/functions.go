@@ -4,29 +4,10 @@ import (
 	"fmt"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
-	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
-
-// compose elaborates f . g . h: each part must be a function.
-func (c *checker) compose(e *syntax.Compose, sc *scope) value {
-	fns := make([]fnValue, len(e.Funcs))
-	for i, x := range e.Funcs {
-		v := c.elab(x, sc, nil)
-		if v == nil {
-			return nil
-		}
-		f, ok := v.(fnValue)
-		if !ok {
-			c.sink.Errorf(x.ExprPos(), "a value of type %s cannot be composed with '.'; expected a function", v.(*manifest.Expr).Type)
-			return nil
-		}
-		fns[i] = f
-	}
-	return &composeFn{fns: fns}
-}
 
 // sourcedFn is a sourced function given some of its arguments.
 type sourcedFn struct {

@@ -278,12 +278,6 @@ type Getter struct {
 	Field string
 }
 
-// Compose is f . g . h: applied to x it is f (g (h x)).
-type Compose struct {
-	Pos   diag.Pos
-	Funcs []Expr
-}
-
 // Throw is `@throw "message"`: it fails the command with the message.
 type Throw struct {
 	Pos     diag.Pos
@@ -337,5 +331,4 @@ func (e *TupleLit) ExprPos() diag.Pos  { return e.Pos }
 func (e *RecordLit) ExprPos() diag.Pos { return e.Pos }
 func (e *App) ExprPos() diag.Pos       { return e.Pos }
 func (e *Getter) ExprPos() diag.Pos    { return e.Pos }
-func (e *Compose) ExprPos() diag.Pos   { return e.Pos }
 func (e *Throw) ExprPos() diag.Pos     { return e.Pos }

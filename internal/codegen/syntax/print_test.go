@@ -63,8 +63,6 @@ func exprString(e Expr) string {
 		return "(" + exprString(e.Fun) + " " + exprsString(e.Args, " ") + ")"
 	case *Getter:
 		return "." + e.Field
-	case *Compose:
-		return "(" + exprsString(e.Funcs, " . ") + ")"
 	case *Infix:
 		out := "(" + exprString(e.Operands[0])
 		for i, op := range e.Ops {
