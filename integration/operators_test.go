@@ -59,16 +59,9 @@ func TestOperators(t *testing.T) {
 		t.Errorf("square 9999999999: %q", msg)
 	}
 
-	cmd := exec.Command(nexusBin, "mcp", p.launcher)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "operators-test", Version: "0"}, nil).
-		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, _ := connectCommand(ctx, t, exec.Command(nexusBin, "mcp", p.launcher), append(os.Environ(), "TMPDIR="+p.tmp))
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stats", Arguments: map[string]any{"_1": []float64{2, 4}}})
 	if err != nil || res.IsError || toolText(res) != "[5.0,true]" {
 		t.Errorf("stats over MCP: %s, %v", toolText(res), err)

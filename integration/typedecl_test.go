@@ -85,16 +85,9 @@ func TestTypeDeclarations(t *testing.T) {
 		t.Errorf("best: %q", out)
 	}
 
-	cmd := exec.Command(nexusBin, "mcp", p.launcher)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "TMPDIR="+p.tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "typedecl-test", Version: "0"}, nil).
-		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: hangGuard}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, _ := connectCommand(ctx, t, exec.Command(nexusBin, "mcp", p.launcher), append(os.Environ(), "TMPDIR="+p.tmp))
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
