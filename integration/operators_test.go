@@ -13,7 +13,7 @@ import (
 // operatorFiles uses Morloc's standard operators, evaluated by the nexus,
 // around a Python function.
 var operatorFiles = files{
-	"main.loc": `module calc (area, stats, split, label, square)
+	"main.loc": `module calc (area, stats, split, label, square, clamp)
 source Py from "calc.py" ("mean")
 mean :: [Real] -> Real
 
@@ -32,12 +32,18 @@ label s = s <> "!" <> s
 
 square :: Int -> Int
 square x = x * x
+
+clamp :: Real -> Real -> Real -> Real
+clamp lo hi x
+  ? x < lo = lo
+  ? x > hi = hi
+  : x
 `,
 	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n",
 }
 
-// TestOperators: arithmetic, comparisons, connectives and concatenation
-// through the CLI and MCP, floor division and modulo as Morloc has them,
+// TestOperators: arithmetic, comparisons, connectives, concatenation and
+// guards through the CLI and MCP, floor division and modulo as Morloc has them,
 // and an Int overflow failing the command with its reason.
 func TestOperators(t *testing.T) {
 	p := build(t, operatorFiles)
@@ -50,6 +56,9 @@ func TestOperators(t *testing.T) {
 		{[]string{"stats", "[1]"}, "[1.0,false]\n"},
 		{[]string{"split", "--", "-7", "2"}, "[-4,1]\n"},
 		{[]string{"label", "hey"}, "\"hey!hey\"\n"},
+		{[]string{"clamp", "0", "10", "12.5"}, "10.0\n"},
+		{[]string{"clamp", "--", "0", "10", "-3"}, "0.0\n"},
+		{[]string{"clamp", "0", "10", "4.5"}, "4.5\n"},
 	} {
 		if out := p.ok(c.args...); out != c.want {
 			t.Errorf("%v: %q, want %q", c.args, out, c.want)

@@ -389,6 +389,10 @@ func (m *Manifest) validateExpr(e *Expr, nvars int) error {
 		if len(e.Fields) != len(e.Args) {
 			return errors.New("record construction with unnamed values")
 		}
+	case If:
+		if len(e.Args) != 3 {
+			return fmt.Errorf("a condition with %d parts; it takes 3", len(e.Args))
+		}
 	case Op:
 		n, ok := Operators[e.Op]
 		if !ok {

@@ -248,6 +248,9 @@ const (
 	// Op applies the standard operator Op to Args (two, or one for
 	// "negate"); the nexus evaluates it (package dispatch).
 	Op ExprKind = "op"
+	// If is Args[1] when Args[0] is true, else Args[2]; only the branch
+	// taken is evaluated (Morloc's guards).
+	If ExprKind = "if"
 )
 
 // Operators are the operators of an Op expression and how many operands

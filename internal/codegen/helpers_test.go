@@ -180,6 +180,8 @@ func exprString(m *manifest.Manifest, e *manifest.Expr) string {
 			args[i] = e.Fields[i] + "=" + args[i]
 		}
 		return "record{" + strings.Join(args, ", ") + "}"
+	case manifest.If:
+		return "if(" + strings.Join(args, ", ") + ")"
 	case manifest.Op:
 		if len(args) == 1 {
 			return e.Op + "(" + args[0] + ")"

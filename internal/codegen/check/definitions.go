@@ -191,6 +191,12 @@ func walkVars(e syntax.Expr, fn func(*syntax.Var)) {
 		}
 	case *syntax.Negate:
 		walkVars(e.Expr, fn)
+	case *syntax.Guard:
+		for _, b := range e.Branches {
+			walkVars(b.Cond, fn)
+			walkVars(b.Value, fn)
+		}
+		walkVars(e.Default, fn)
 	case *syntax.Section:
 		if e.Left != nil {
 			walkVars(e.Left, fn)

@@ -113,6 +113,8 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.negate(e, sc, want)
 	case *syntax.Section:
 		v = c.section(e, sc)
+	case *syntax.Guard:
+		v = c.guard(e, sc, want)
 	case *syntax.Throw:
 		v = c.throw(e, sc, want)
 	}

@@ -299,3 +299,55 @@ func (c *checker) section(s *syntax.Section, sc *scope) value {
 	}
 	return f
 }
+
+// guard elaborates `? c1 = e1 ? c2 = e2 : d` into nested conditions: the
+// conditions are Bool, and the branches have one type, want's when given
+// (an Int literal among Real branches is a Real).
+func (c *checker) guard(g *syntax.Guard, sc *scope, want *types.Type) value {
+	exprs := make([]syntax.Expr, 0, len(g.Branches)+1)
+	for _, b := range g.Branches {
+		exprs = append(exprs, b.Value)
+	}
+	exprs = append(exprs, g.Default)
+	vals := make([]value, len(exprs))
+	for i, e := range exprs {
+		if vals[i] = c.valueOf(c.elab(e, sc, want), e.ExprPos()); vals[i] == nil {
+			return nil
+		}
+	}
+	t := want
+	if t == nil {
+		// The first branch's type; an Int literal before a Real branch
+		// makes it Real (1 in one branch, 2.5 in another).
+		t = vals[0].(*manifest.Expr).Type
+		for i, v := range vals[1:] {
+			if vt := v.(*manifest.Expr).Type; t.Kind == types.Int && vt.Kind == types.Real && allIntLits(vals[:i+1]) {
+				t = types.RealType
+			}
+		}
+	}
+	for i := range vals {
+		if vals[i] = c.conform(vals[i], t, exprs[i].ExprPos()); vals[i] == nil {
+			return nil
+		}
+	}
+	out := vals[len(vals)-1]
+	for i := len(g.Branches) - 1; i >= 0; i-- {
+		cond := c.valueOf(c.elab(g.Branches[i].Cond, sc, types.BoolType), g.Branches[i].Cond.ExprPos())
+		if cond == nil || out == nil {
+			return nil
+		}
+		out = &manifest.Expr{Kind: manifest.If, Type: t, Args: []*manifest.Expr{cond.(*manifest.Expr), vals[i].(*manifest.Expr), out.(*manifest.Expr)}}
+	}
+	return out
+}
+
+// allIntLits reports whether every value of vs is an Int literal.
+func allIntLits(vs []value) bool {
+	for _, v := range vs {
+		if e, ok := v.(*manifest.Expr); !ok || e.Kind != manifest.Lit || e.Type.Kind != types.Int {
+			return false
+		}
+	}
+	return true
+}

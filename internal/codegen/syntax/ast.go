@@ -316,6 +316,21 @@ type Fixity struct {
 	Ops   []Name
 }
 
+// Guard is `? c1 = e1 ? c2 = e2 : d`: the value of the first branch
+// whose condition holds, else the default.
+type Guard struct {
+	Pos      diag.Pos
+	Branches []GuardBranch
+	Default  Expr
+}
+
+// GuardBranch is one `? condition = value` of a Guard.
+type GuardBranch struct {
+	Cond, Value Expr
+}
+
+func (e *Guard) ExprPos() diag.Pos { return e.Pos }
+
 func (e *Infix) ExprPos() diag.Pos   { return e.Operands[0].ExprPos() }
 func (e *Negate) ExprPos() diag.Pos  { return e.Pos }
 func (e *Section) ExprPos() diag.Pos { return e.Pos }

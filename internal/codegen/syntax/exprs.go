@@ -9,7 +9,7 @@ func (p *parser) def(doc Doc) *Def {
 	d := &Def{Doc: doc}
 	d.Name = p.name("a name")
 	d.Pos = d.Name.Pos
-	for !p.failed && p.peek().kind != tokEquals {
+	for !p.failed && p.peek().kind != tokEquals && p.peek().kind != tokQuestion {
 		t := p.peek()
 		switch {
 		case t.kind == tokUnderscore:
@@ -22,8 +22,12 @@ func (p *parser) def(doc Doc) *Def {
 			p.errorf(t.Pos, "expected a parameter name, '=' or '::' after '%s', got %s", d.Name.Name, t.describe())
 		}
 	}
-	p.expect(tokEquals, "'='")
-	d.Body = p.expr()
+	if p.peek().kind == tokQuestion {
+		d.Body = p.guard() // f x ? c = a : b
+	} else {
+		p.expect(tokEquals, "'=' or a guard '?'")
+		d.Body = p.expr()
+	}
 	if p.failed {
 		return nil
 	}
@@ -34,8 +38,27 @@ func (p *parser) def(doc Doc) *Def {
 // g y * 2`, each operand an application or a prefix minus on one. The
 // chain is kept flat (Infix); the checker applies the fixities.
 func (p *parser) expr() Expr {
+	if p.peek().kind == tokQuestion {
+		return p.guard()
+	}
 	e, _ := p.infix(false)
 	return e
+}
+
+// guard parses `? c1 = e1 ? c2 = e2 : d`; the default is required.
+func (p *parser) guard() Expr {
+	g := &Guard{Pos: p.peek().Pos}
+	for !p.failed && p.peek().kind == tokQuestion {
+		p.next()
+		var b GuardBranch
+		b.Cond, _ = p.infix(false)
+		p.expect(tokEquals, "'=' and the value when the condition holds")
+		b.Value, _ = p.infix(false)
+		g.Branches = append(g.Branches, b)
+	}
+	p.expect(tokColon, "another '? condition = value', or ':' and the value when no condition holds")
+	g.Default = p.expr()
+	return g
 }
 
 // infix parses an operator chain. With section set, the chain may end
@@ -193,7 +216,13 @@ func (p *parser) parenExpr() Expr {
 		p.expect(tokRParen, "')' closing the operator section")
 		return sec
 	}
-	first, op := p.infix(true)
+	var first Expr
+	var op *Name
+	if p.peek().kind == tokQuestion {
+		first = p.guard()
+	} else {
+		first, op = p.infix(true)
+	}
 	if op != nil {
 		p.expect(tokRParen, "')' closing the operator section")
 		return &Section{Pos: open.Pos, Op: *op, Left: first}

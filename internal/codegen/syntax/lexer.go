@@ -139,7 +139,7 @@ var twoCharPunct = map[string]kind{"::": tokDoubleColon, "->": tokArrow, "=>": t
 var oneCharPunct = map[rune]kind{
 	'=': tokEquals, '(': tokLParen, ')': tokRParen, '[': tokLBracket, ']': tokRBracket,
 	'{': tokLBrace, '}': tokRBrace, ',': tokComma, '?': tokQuestion, '<': tokLess,
-	'>': tokGreater, '.': tokDot, '*': tokStar, '-': tokMinus,
+	'>': tokGreater, '.': tokDot, '*': tokStar, '-': tokMinus, ':': tokColon,
 }
 
 // twoCharOps and oneCharOps are the operators that are tokOp; '<', '>',

@@ -576,3 +576,23 @@ func TestOperators(t *testing.T) {
 		t.Errorf("errors %v", errs)
 	}
 }
+
+// TestGuards: guarded definitions, guards as expressions (in parentheses
+// inside larger ones), several conditions, and the required default.
+func TestGuards(t *testing.T) {
+	for src, want := range map[string]string{
+		"f x\n  ? x < 0 = 0\n  ? x > 9 = 9\n  : x":   "(? (x < 0) = 0 ? (x > 9) = 9 : x)",
+		"f done ? done = \"yes\" : \"no\"":           `(? done = "yes" : "no")`,
+		"f x = \"l: \" <> (? x > 0 = \"p\" : \"n\")": `("l: " <> (? (x > 0) = "p" : "n"))`,
+		"f x = [? x = 1 : 2]":                        "[(? x = 1 : 2)]",
+	} {
+		f := parseOK(t, "module m (f)\n"+src+"\n")
+		if got := exprString(f.Defs[0].Body); got != want {
+			t.Errorf("%q: %s, want %s", src, got, want)
+		}
+	}
+	_, sink := parse(t, "module m (f)\nf x ? x > 0 = 1\n")
+	if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "expected another '? condition = value', or ':' and the value when no condition holds") {
+		t.Errorf("errors %v", errs)
+	}
+}

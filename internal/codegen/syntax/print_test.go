@@ -69,6 +69,12 @@ func exprString(e Expr) string {
 			out += " " + op.Name + " " + exprString(e.Operands[i+1])
 		}
 		return out + ")"
+	case *Guard:
+		out := "("
+		for _, b := range e.Branches {
+			out += "? " + exprString(b.Cond) + " = " + exprString(b.Value) + " "
+		}
+		return out + ": " + exprString(e.Default) + ")"
 	case *Negate:
 		return "(negate " + exprString(e.Expr) + ")"
 	case *Section:

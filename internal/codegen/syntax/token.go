@@ -33,6 +33,7 @@ const (
 	tokUnderscore       // _
 	tokStar             // *
 	tokMinus            // - not followed by a digit (inside module names like root-py)
+	tokColon            // : (a guard's default)
 	tokOp               // another operator: + / % $ && || == != <= >= <> ** // ++
 	tokInvalid          // text the lexer rejected, with an error reported already
 )
@@ -40,6 +41,7 @@ const (
 var kindNames = [...]string{
 	tokEOF:         "end of input",
 	tokOp:          "operator",
+	tokColon:       "':'",
 	tokIdent:       "name",
 	tokInt:         "integer",
 	tokReal:        "number",

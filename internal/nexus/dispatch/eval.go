@@ -72,6 +72,22 @@ func (d *Dispatcher) eval(ctx context.Context, e *manifest.Expr, vars []any) (an
 		return rec, nil
 	case manifest.Op:
 		return d.evalOp(ctx, e, vars)
+	case manifest.If:
+		if len(e.Args) != 3 {
+			return nil, fmt.Errorf("a condition with %d parts", len(e.Args))
+		}
+		c, err := d.eval(ctx, e.Args[0], vars)
+		if err != nil {
+			return nil, err
+		}
+		b, ok := c.(bool)
+		if !ok {
+			return nil, fmt.Errorf("a condition of %T, not Bool", c)
+		}
+		if b {
+			return d.eval(ctx, e.Args[1], vars)
+		}
+		return d.eval(ctx, e.Args[2], vars)
 	}
 	return nil, fmt.Errorf("unknown expression kind %q", e.Kind)
 }

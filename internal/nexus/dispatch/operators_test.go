@@ -68,8 +68,9 @@ func TestOperate(t *testing.T) {
 	}
 }
 
-// && and || evaluate their right operand only when it decides; negate
-// fails on the one Int it cannot negate.
+// && and || evaluate their right operand only when it decides, and a
+// guard only the branch it takes; negate fails on the one Int it cannot
+// negate.
 func TestEvalOp(t *testing.T) {
 	lit := func(t *types.Type, json string) *manifest.Expr {
 		return &manifest.Expr{Kind: manifest.Lit, Type: t, Value: []byte(json)}
@@ -87,6 +88,10 @@ func TestEvalOp(t *testing.T) {
 		{&manifest.Expr{Kind: manifest.Op, Op: "negate", Type: types.IntType, Args: []*manifest.Expr{lit(types.IntType, "5")}}, int64(-5), ""},
 		{&manifest.Expr{Kind: manifest.Op, Op: "negate", Type: types.IntType, Args: []*manifest.Expr{lit(types.IntType, "-9223372036854775808")}}, nil, "integer overflow"},
 		{&manifest.Expr{Kind: manifest.Op, Op: "+", Type: types.RealType, Args: []*manifest.Expr{lit(types.RealType, "1.5"), lit(types.RealType, "2")}}, 3.5, ""},
+		// A guard evaluates the branch it takes only.
+		{&manifest.Expr{Kind: manifest.If, Type: types.BoolType, Args: []*manifest.Expr{lit(types.BoolType, "true"), lit(types.BoolType, "true"), boom}}, true, ""},
+		{&manifest.Expr{Kind: manifest.If, Type: types.BoolType, Args: []*manifest.Expr{lit(types.BoolType, "false"), boom, lit(types.BoolType, "false")}}, false, ""},
+		{&manifest.Expr{Kind: manifest.If, Type: types.BoolType, Args: []*manifest.Expr{lit(types.BoolType, "false"), lit(types.BoolType, "true"), boom}}, nil, "evaluated"},
 	} {
 		got, err := d.eval(context.Background(), c.e, nil)
 		if c.err != "" {
