@@ -13,7 +13,7 @@ import (
 // operatorFiles uses Morloc's standard operators, evaluated by the nexus,
 // around a Python function.
 var operatorFiles = files{
-	"main.loc": `module calc (area, stats, split, label, square, clamp)
+	"main.loc": `module calc (area, stats, split, label, square, clamp, spread)
 source Py from "calc.py" ("mean")
 mean :: [Real] -> Real
 
@@ -38,12 +38,23 @@ clamp lo hi x
   ? x < lo = lo
   ? x > hi = hi
   : x
+
+--' How far the values stray from their mean
+spread :: [Real] -> Str
+spread xs
+  ? wide = "wide"
+  : "narrow"
+  where
+    wide = squared (mean xs - limit) > 1.0
+    squared v = v * v
+    limit :: Real
+    limit = 2
 `,
 	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n",
 }
 
-// TestOperators: arithmetic, comparisons, connectives, concatenation and
-// guards through the CLI and MCP, floor division and modulo as Morloc has them,
+// TestOperators: arithmetic, comparisons, connectives, concatenation,
+// guards and where clauses through the CLI and MCP, floor division and modulo as Morloc has them,
 // and an Int overflow failing the command with its reason.
 func TestOperators(t *testing.T) {
 	p := build(t, operatorFiles)
@@ -59,6 +70,8 @@ func TestOperators(t *testing.T) {
 		{[]string{"clamp", "0", "10", "12.5"}, "10.0\n"},
 		{[]string{"clamp", "--", "0", "10", "-3"}, "0.0\n"},
 		{[]string{"clamp", "0", "10", "4.5"}, "4.5\n"},
+		{[]string{"spread", "[1, 2, 3]"}, "\"narrow\"\n"},
+		{[]string{"spread", "[5, 6]"}, "\"wide\"\n"},
 	} {
 		if out := p.ok(c.args...); out != c.want {
 			t.Errorf("%v: %q, want %q", c.args, out, c.want)

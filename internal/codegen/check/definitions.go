@@ -92,20 +92,29 @@ func (c *checker) checkDefinitions() {
 		for _, p := range d.Params {
 			params[p.Name] = true
 		}
-		walkVars(d.Body, func(v *syntax.Var) {
+		check := func(v *syntax.Var, local map[string]bool) {
 			switch {
-			case params[v.Name]:
+			case local[v.Name]:
 			case c.defs[v.Name] != nil:
 				edges[d.Name.Name] = append(edges[d.Name.Name], syntax.Name{Pos: v.Pos, Name: v.Name})
 			case c.funcs[v.Name] != nil:
 			default:
 				names := c.namesInScope(nil)
-				for p := range params {
+				for p := range local {
 					names = append(names, p)
 				}
 				c.sink.Errorf(v.Pos, "unknown name '%s'%s", v.Name, suggest.Hint(v.Name, names))
 			}
-		})
+		}
+		inScope := map[string]bool{}
+		for p := range params {
+			inScope[p] = true
+		}
+		for _, b := range d.Where {
+			inScope[b.Name.Name] = true
+		}
+		walkVars(d.Body, func(v *syntax.Var) { check(v, inScope) })
+		c.checkWhere(d, params, inScope, check)
 	}
 	c.findCycles(edges)
 	for _, d := range c.file.Defs {

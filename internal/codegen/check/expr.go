@@ -115,6 +115,8 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.section(e, sc)
 	case *syntax.Guard:
 		v = c.guard(e, sc, want)
+	case *ascribed:
+		v = c.elab(e.e, sc, e.t)
 	case *syntax.Throw:
 		v = c.throw(e, sc, want)
 	}

@@ -119,7 +119,7 @@ func (f *defFn) expand(c *checker, all []arg, pos diag.Pos, want *types.Type) va
 	if len(extra) == 0 {
 		bodyWant = resultWant
 	}
-	v := c.elab(d.decl.Body, sc, bodyWant)
+	v := c.elab(d.decl.Body, c.whereScope(d.decl, sc), bodyWant)
 	if len(extra) > 0 {
 		v = c.applyValue(v, extra, pos, resultWant)
 		v = c.conform(v, resultWant, pos)

@@ -158,6 +158,10 @@ type Def struct {
 	Name   Name
 	Params []Name
 	Body   Expr
+	// Where are the definitions of its `where` clause, and WhereSigs
+	// their signatures.
+	Where     []*Def
+	WhereSigs []*Signature
 }
 
 // Type is a type expression as written.

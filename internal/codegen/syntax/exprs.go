@@ -28,6 +28,9 @@ func (p *parser) def(doc Doc) *Def {
 		p.expect(tokEquals, "'=' or a guard '?'")
 		d.Body = p.expr()
 	}
+	if !p.failed && p.peek().kind == tokIdent && p.peek().Text == "where" {
+		p.where(d)
+	}
 	if p.failed {
 		return nil
 	}
@@ -43,6 +46,46 @@ func (p *parser) expr() Expr {
 	}
 	e, _ := p.infix(false)
 	return e
+}
+
+// where parses the `where` clause of d: definitions and signatures, each
+// starting a line at the column of the first.
+func (p *parser) where(d *Def) {
+	w := p.next()
+	first := p.peek()
+	if first.kind == tokEOF {
+		p.errorf(first.Pos, "expected definitions after 'where'")
+		return
+	}
+	outer := p.stopCol
+	p.stopCol = first.Pos.Col
+	defer func() { p.stopCol = outer }()
+	if first.Pos.Col <= outer || first.First && first.Pos.Col <= w.Pos.Col && w.First {
+		p.errorf(first.Pos, "the definitions of a 'where' are indented more than what they belong to")
+		return
+	}
+	for !p.failed {
+		t := p.peek()
+		if t.kind != tokIdent || keywords[t.Text] {
+			p.errorf(t.Pos, "expected a definition or a signature in the 'where', got %s", t.describe())
+			return
+		}
+		if p.peekAt(1).kind == tokDoubleColon {
+			if s := p.signature(nil); s != nil {
+				d.WhereSigs = append(d.WhereSigs, s)
+			}
+		} else if b := p.def(nil); b != nil {
+			d.Where = append(d.Where, b)
+		}
+		next := p.peek()
+		if next.kind == tokEOF || p.failed {
+			return
+		}
+		if !next.First || next.Pos.Col != p.stopCol {
+			p.errorf(next.Pos, "unexpected %s; each definition of a 'where' starts a line, in the column of the first", next.describe())
+			return
+		}
+	}
 }
 
 // guard parses `? c1 = e1 ? c2 = e2 : d`; the default is required.
@@ -117,6 +160,9 @@ func (p *parser) app() Expr {
 }
 
 func (p *parser) startsAtom(t token) bool {
+	if t.First && t.Pos.Col <= p.stopCol {
+		return false
+	}
 	switch t.kind {
 	case tokInt, tokReal, tokString, tokLParen, tokLBracket, tokLBrace, tokGetter, tokAt:
 		return true

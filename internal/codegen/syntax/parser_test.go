@@ -596,3 +596,40 @@ func TestGuards(t *testing.T) {
 		t.Errorf("errors %v", errs)
 	}
 }
+
+// TestWhere: a where clause's definitions, signatures and guards, on the
+// lines after the body or after 'where' on a line of its own.
+func TestWhere(t *testing.T) {
+	f := parseOK(t, `module m (foo)
+foo x = result where
+  helper y = y + 1
+  result = helper (helper x)
+classify x
+  ? x > big = "big"
+  : "small"
+  where
+    big :: Int
+    big = 100
+    tiny n ? n < 1 = True : False
+`)
+	var got []string
+	for _, d := range f.Defs {
+		for _, b := range d.Where {
+			got = append(got, fmt.Sprintf("%s.%s/%d=%s", d.Name.Name, b.Name.Name, len(b.Params), exprString(b.Body)))
+		}
+		for _, s := range d.WhereSigs {
+			got = append(got, d.Name.Name+"."+s.Name.Name+"::")
+		}
+	}
+	want := []string{"foo.helper/1=(y + 1)", "foo.result/0=(helper (helper x))", "classify.big/0=100", "classify.tiny/1=(? (n < 1) = true : false)", "classify.big::"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("where bindings %q, want %q", got, want)
+	}
+	if body := exprString(f.Defs[0].Body); body != "result" {
+		t.Errorf("foo's body %s", body)
+	}
+	_, sink := parse(t, "module m (f)\nf x = y where\n  y = 1\n   z = 2\n")
+	if errs := sink.Errors(); len(errs) == 0 || !strings.Contains(errs[0].Error(), "each definition of a 'where' starts a line, in the column of the first") {
+		t.Errorf("errors %v", errs)
+	}
+}
