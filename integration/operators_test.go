@@ -13,9 +13,10 @@ import (
 // operatorFiles uses Morloc's standard operators, evaluated by the nexus,
 // around a Python function.
 var operatorFiles = files{
-	"main.loc": `module calc (area, stats, split, label, square, clamp, spread)
-source Py from "calc.py" ("mean")
+	"main.loc": `module calc (area, stats, split, label, square, clamp, spread, ticks)
+source Py from "calc.py" ("mean", "tick")
 mean :: [Real] -> Real
+tick :: Int -> Int
 
 --' The area of a circle
 area :: Real -> Real
@@ -49,12 +50,19 @@ spread xs
     squared v = v * v
     limit :: Real
     limit = 2
+
+--' A let's value is computed once: tick counts its calls
+ticks :: Int -> Int
+ticks x =
+  let t = tick x
+      u = t * 10
+  in t + t + u
 `,
-	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n",
+	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n\ncalls = 0\n\ndef tick(x):\n    global calls\n    calls += 1\n    return calls + x\n",
 }
 
 // TestOperators: arithmetic, comparisons, connectives, concatenation,
-// guards and where clauses through the CLI and MCP, floor division and modulo as Morloc has them,
+// guards, where clauses and lets (computed once) through the CLI and MCP, floor division and modulo as Morloc has them,
 // and an Int overflow failing the command with its reason.
 func TestOperators(t *testing.T) {
 	p := build(t, operatorFiles)
@@ -72,6 +80,7 @@ func TestOperators(t *testing.T) {
 		{[]string{"clamp", "0", "10", "4.5"}, "4.5\n"},
 		{[]string{"spread", "[1, 2, 3]"}, "\"narrow\"\n"},
 		{[]string{"spread", "[5, 6]"}, "\"wide\"\n"},
+		{[]string{"ticks", "0"}, "12\n"},
 	} {
 		if out := p.ok(c.args...); out != c.want {
 			t.Errorf("%v: %q, want %q", c.args, out, c.want)

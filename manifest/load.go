@@ -389,6 +389,14 @@ func (m *Manifest) validateExpr(e *Expr, nvars int) error {
 		if len(e.Fields) != len(e.Args) {
 			return errors.New("record construction with unnamed values")
 		}
+	case Let:
+		if len(e.Args) != 2 {
+			return errors.New("a let needs a value and a body")
+		}
+		if err := m.validateExpr(e.Args[0], nvars); err != nil {
+			return err
+		}
+		return m.validateExpr(e.Args[1], nvars+1)
 	case If:
 		if len(e.Args) != 3 {
 			return fmt.Errorf("a condition with %d parts; it takes 3", len(e.Args))

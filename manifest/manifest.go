@@ -251,6 +251,9 @@ const (
 	// If is Args[1] when Args[0] is true, else Args[2]; only the branch
 	// taken is evaluated (Morloc's guards).
 	If ExprKind = "if"
+	// Let computes Args[0] once, then Args[1] with that value as the
+	// next variable (Ref the number of variables before it).
+	Let ExprKind = "let"
 )
 
 // Operators are the operators of an Op expression and how many operands

@@ -182,6 +182,8 @@ func exprString(m *manifest.Manifest, e *manifest.Expr) string {
 		return "record{" + strings.Join(args, ", ") + "}"
 	case manifest.If:
 		return "if(" + strings.Join(args, ", ") + ")"
+	case manifest.Let:
+		return "let(" + args[0] + " in " + args[1] + ")"
 	case manifest.Op:
 		if len(args) == 1 {
 			return e.Op + "(" + args[0] + ")"

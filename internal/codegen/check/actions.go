@@ -21,7 +21,7 @@ func (c *checker) action(dir doc.Directive, result *types.Type, reg *optionNames
 	if expr == nil {
 		return nil
 	}
-	c.startBudget()
+	c.startBudget(1) // the command's result
 	fn := c.elab(expr, &scope{vars: map[string]arg{}}, nil)
 	if fn == nil {
 		return nil

@@ -91,6 +91,10 @@ type checker struct {
 	steps     int  // elaboration steps taken, see maxSteps
 	nesting   int  // elaborations in progress, see maxNesting
 	exhausted bool // the step budget ran out and was reported
+	// slots is the number of variables of the body being elaborated:
+	// its arguments, then the values of the lets around the expression
+	// being elaborated (see let).
+	slots int
 }
 
 // function is a sourced function.

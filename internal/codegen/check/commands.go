@@ -216,7 +216,7 @@ func (c *checker) commandBody(def *definition, f *function, sig *signature, pos 
 	for i, t := range sig.params {
 		vars[i] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: t, Ref: i}, pos: pos}
 	}
-	c.startBudget()
+	c.startBudget(len(sig.params))
 	var body value
 	if def != nil {
 		body = (&defFn{d: def}).expand(c, vars, pos, sig.result)

@@ -126,7 +126,7 @@ func (c *checker) checkDefinitions() {
 		for i, t := range def.sig.params {
 			args[i] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: t, Ref: i}, pos: d.Name.Pos}
 		}
-		c.startBudget()
+		c.startBudget(len(def.sig.params))
 		v := (&defFn{d: def}).expand(c, args, d.Name.Pos, def.sig.result)
 		c.conform(v, def.sig.result, d.Body.ExprPos())
 	}
@@ -200,6 +200,21 @@ func walkVars(e syntax.Expr, fn func(*syntax.Var)) {
 		}
 	case *syntax.Negate:
 		walkVars(e.Expr, fn)
+	case *syntax.Let:
+		// A binding's name is local to the bindings after it and the body.
+		bound := map[string]bool{}
+		inner := func(v *syntax.Var) {
+			if !bound[v.Name] {
+				fn(v)
+			}
+		}
+		for _, b := range e.Bindings {
+			walkVars(b.Value, inner)
+			bound[b.Name.Name] = true
+		}
+		if e.Body != nil {
+			walkVars(e.Body, inner)
+		}
 	case *syntax.Guard:
 		for _, b := range e.Branches {
 			walkVars(b.Cond, fn)

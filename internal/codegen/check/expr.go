@@ -60,8 +60,9 @@ const (
 
 // startBudget resets the step budget before a command, an output action
 // or a definition is checked.
-func (c *checker) startBudget() {
+func (c *checker) startBudget(nvars int) {
 	c.steps, c.nesting, c.exhausted = 0, 0, false
+	c.slots = nvars
 }
 
 // elab elaborates e against want (nil: infer the type).
@@ -117,6 +118,8 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.guard(e, sc, want)
 	case *ascribed:
 		v = c.elab(e.e, sc, e.t)
+	case *syntax.Let:
+		v = c.let(e, sc, want)
 	case *syntax.Throw:
 		v = c.throw(e, sc, want)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
@@ -218,4 +219,54 @@ func paramOf(d *syntax.Def, name string) bool {
 		}
 	}
 	return false
+}
+
+// let elaborates `let a = e1 ... in body`. Each binding's value is
+// computed once, before the body, in order: it takes a variable slot of
+// its own (manifest Let), so that a call in it runs once however often
+// the name is used. A literal needs no slot: it is used as written, so
+// that `let k = 2 in x * k` reads 2 as a Real beside a Real x.
+func (c *checker) let(l *syntax.Let, sc *scope, want *types.Type) value {
+	inner := &scope{vars: make(map[string]arg, len(sc.vars)+len(l.Bindings))}
+	for n, a := range sc.vars {
+		inner.vars[n] = a
+	}
+	var values []*manifest.Expr
+	for _, b := range l.Bindings {
+		bs := &scope{vars: inner.vars}
+		v := c.valueOf(c.elab(b.Value, bs, nil), b.Value.ExprPos())
+		if v == nil {
+			return nil
+		}
+		e := v.(*manifest.Expr)
+		next := &scope{vars: make(map[string]arg, len(inner.vars)+1)}
+		for n, a := range inner.vars {
+			next.vars[n] = a
+		}
+		if e.Kind == manifest.Lit {
+			next.vars[b.Name.Name] = arg{expr: b.Value, sc: bs, pos: b.Name.Pos}
+		} else {
+			next.vars[b.Name.Name] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: e.Type, Ref: c.slots}, pos: b.Name.Pos}
+			c.slots++
+			values = append(values, e)
+		}
+		inner = next
+	}
+	if l.Body == nil {
+		return nil
+	}
+	body := c.elab(l.Body, inner, want)
+	c.slots -= len(values)
+	out, ok := body.(*manifest.Expr)
+	if !ok || out == nil {
+		if len(values) > 0 && body != nil {
+			c.sink.Errorf(l.Pos, "a 'let' whose value is a function is not supported yet")
+			return nil
+		}
+		return body
+	}
+	for i := len(values) - 1; i >= 0; i-- {
+		out = &manifest.Expr{Kind: manifest.Let, Type: out.Type, Args: []*manifest.Expr{values[i], out}}
+	}
+	return out
 }

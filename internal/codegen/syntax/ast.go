@@ -320,6 +320,22 @@ type Fixity struct {
 	Ops   []Name
 }
 
+// Let is `let a = e1 \n b = e2 in body`: each binding seen by the ones
+// after it and by the body.
+type Let struct {
+	Pos      diag.Pos
+	Bindings []LetBinding
+	Body     Expr
+}
+
+// LetBinding is one `name = value` of a Let.
+type LetBinding struct {
+	Name  Name
+	Value Expr
+}
+
+func (e *Let) ExprPos() diag.Pos { return e.Pos }
+
 // Guard is `? c1 = e1 ? c2 = e2 : d`: the value of the first branch
 // whose condition holds, else the default.
 type Guard struct {

@@ -44,6 +44,9 @@ func (p *parser) expr() Expr {
 	if p.peek().kind == tokQuestion {
 		return p.guard()
 	}
+	if t := p.peek(); t.kind == tokIdent && t.Text == "let" {
+		return p.letExpr()
+	}
 	e, _ := p.infix(false)
 	return e
 }
@@ -86,6 +89,46 @@ func (p *parser) where(d *Def) {
 			return
 		}
 	}
+}
+
+// letExpr parses `let a = e1` with more bindings each starting a line in
+// the column of the first, then `in body`, or another `let` (a chain).
+func (p *parser) letExpr() Expr {
+	l := &Let{Pos: p.next().Pos}
+	first := p.peek()
+	outer := p.stopCol
+	p.stopCol = first.Pos.Col
+	for !p.failed {
+		t := p.peek()
+		if t.kind != tokIdent || keywords[t.Text] {
+			p.errorf(t.Pos, "expected a name to bind in the 'let', got %s (patterns are not supported yet)", t.describe())
+			break
+		}
+		b := LetBinding{Name: p.name("a name")}
+		if p.peek().kind == tokQuestion {
+			b.Value = p.guard()
+		} else {
+			p.expect(tokEquals, "'=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')")
+			b.Value = p.expr()
+		}
+		l.Bindings = append(l.Bindings, b)
+		next := p.peek()
+		if next.kind == tokIdent && (next.Text == "in" || next.Text == "let") || !next.First || next.Pos.Col != p.stopCol {
+			break
+		}
+	}
+	p.stopCol = outer
+	switch t := p.peek(); {
+	case p.failed:
+	case t.kind == tokIdent && t.Text == "in":
+		p.next()
+		l.Body = p.expr()
+	case t.kind == tokIdent && t.Text == "let":
+		l.Body = p.letExpr()
+	default:
+		p.errorf(t.Pos, "expected 'in' after the bindings of the 'let', got %s", t.describe())
+	}
+	return l
 }
 
 // guard parses `? c1 = e1 ? c2 = e2 : d`; the default is required.
@@ -176,6 +219,9 @@ func (p *parser) atom() Expr {
 	t := p.peek()
 	switch t.kind {
 	case tokIdent:
+		if t.Text == "let" {
+			return p.letExpr()
+		}
 		if keywords[t.Text] {
 			break
 		}

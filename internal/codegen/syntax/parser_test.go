@@ -633,3 +633,29 @@ classify x
 		t.Errorf("errors %v", errs)
 	}
 }
+
+// TestLet: a let's bindings, aligned on the first, chained lets, and a
+// let inside parentheses.
+func TestLet(t *testing.T) {
+	for src, want := range map[string]string{
+		"f n =\n  let m = n + 1\n      y = m + 2\n  in m + y": "(let m = (n + 1); y = (m + 2); in (m + y))",
+		"g = let x = 1\n    let x = 2\n     in x":             "(let x = 1; in (let x = 2; in x))",
+		"h x = 1 + (let y = x in y * 2)":                      "(1 + (let y = x; in (y * 2)))",
+		"r x = let s ? x > 0 = x : 0 in s":                    "(let s = (? (x > 0) = x : 0); in s)",
+	} {
+		f := parseOK(t, "module m (f)\n"+src+"\n")
+		if got := exprString(f.Defs[0].Body); got != want {
+			t.Errorf("%q: %s, want %s", src, got, want)
+		}
+	}
+	for src, want := range map[string]string{
+		"f = let x = 1":                "expected 'in' after the bindings of the 'let', got end of input",
+		"f = let g x = x in g 1":       "expected '=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')",
+		"f = let (a, b) = (1, 2) in a": "expected a name to bind in the 'let', got '(' (patterns are not supported yet)",
+	} {
+		_, sink := parse(t, "module m (f)\n"+src+"\n")
+		if errs := sink.Errors(); len(errs) == 0 || !strings.Contains(errs[0].Error(), want) {
+			t.Errorf("%s: errors %v, want %q", src, errs, want)
+		}
+	}
+}

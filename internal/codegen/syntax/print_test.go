@@ -69,6 +69,15 @@ func exprString(e Expr) string {
 			out += " " + op.Name + " " + exprString(e.Operands[i+1])
 		}
 		return out + ")"
+	case *Let:
+		out := "(let"
+		for _, b := range e.Bindings {
+			out += " " + b.Name.Name + " = " + exprString(b.Value) + ";"
+		}
+		if e.Body == nil {
+			return out + ")"
+		}
+		return out + " in " + exprString(e.Body) + ")"
 	case *Guard:
 		out := "("
 		for _, b := range e.Branches {

@@ -72,6 +72,19 @@ func (d *Dispatcher) eval(ctx context.Context, e *manifest.Expr, vars []any) (an
 		return rec, nil
 	case manifest.Op:
 		return d.evalOp(ctx, e, vars)
+	case manifest.Let:
+		if len(e.Args) != 2 {
+			return nil, errors.New("a let needs a value and a body")
+		}
+		v, err := d.eval(ctx, e.Args[0], vars)
+		if err != nil {
+			return nil, err
+		}
+		// A copy: the bodies of two lets may run at once (evalAll).
+		inner := make([]any, len(vars)+1)
+		copy(inner, vars)
+		inner[len(vars)] = v
+		return d.eval(ctx, e.Args[1], inner)
 	case manifest.If:
 		if len(e.Args) != 3 {
 			return nil, fmt.Errorf("a condition with %d parts", len(e.Args))

@@ -88,6 +88,9 @@ func TestEvalOp(t *testing.T) {
 		{&manifest.Expr{Kind: manifest.Op, Op: "negate", Type: types.IntType, Args: []*manifest.Expr{lit(types.IntType, "5")}}, int64(-5), ""},
 		{&manifest.Expr{Kind: manifest.Op, Op: "negate", Type: types.IntType, Args: []*manifest.Expr{lit(types.IntType, "-9223372036854775808")}}, nil, "integer overflow"},
 		{&manifest.Expr{Kind: manifest.Op, Op: "+", Type: types.RealType, Args: []*manifest.Expr{lit(types.RealType, "1.5"), lit(types.RealType, "2")}}, 3.5, ""},
+		// A let's value is the next variable of its body.
+		{&manifest.Expr{Kind: manifest.Let, Type: types.IntType, Args: []*manifest.Expr{lit(types.IntType, "2"),
+			{Kind: manifest.Op, Op: "*", Type: types.IntType, Args: []*manifest.Expr{{Kind: manifest.Var, Type: types.IntType, Ref: 0}, {Kind: manifest.Var, Type: types.IntType, Ref: 0}}}}}, int64(4), ""},
 		// A guard evaluates the branch it takes only.
 		{&manifest.Expr{Kind: manifest.If, Type: types.BoolType, Args: []*manifest.Expr{lit(types.BoolType, "true"), lit(types.BoolType, "true"), boom}}, true, ""},
 		{&manifest.Expr{Kind: manifest.If, Type: types.BoolType, Args: []*manifest.Expr{lit(types.BoolType, "false"), boom, lit(types.BoolType, "false")}}, false, ""},
