@@ -534,7 +534,7 @@ func TestIntegerBases(t *testing.T) {
 // sections and references, the lexing of '-' (subtraction or a negative
 // number), and fixity declarations.
 func TestOperators(t *testing.T) {
-	for src, want := range map[string]string{
+	checkBodies(t, map[string]string{
 		"f = x + 2.0 * 20.0":  "(x + 2r * 20r)",
 		"f = g x + h y":       "((g x) + (h y))",
 		"f = x - 1":           "(x - 1)",
@@ -555,12 +555,7 @@ func TestOperators(t *testing.T) {
 		"f = (a + b, c)":      "((a + b), c)",
 		"f = g . h":           "(g . h)",
 		"f = a != b":          "(a != b)",
-	} {
-		f := parseOK(t, "module m (f)\n"+src+"\n")
-		if got := exprString(f.Defs[0].Body); got != want {
-			t.Errorf("%s: %s, want %s", src, got, want)
-		}
-	}
+	})
 	f := parseOK(t, "module m (f)\ninfixl 6 +, -\ninfixr 8 (**)\ninfix 4 ==, elem\n")
 	var got []string
 	for _, fx := range f.Fixities {
@@ -580,17 +575,12 @@ func TestOperators(t *testing.T) {
 // TestGuards: guarded definitions, guards as expressions (in parentheses
 // inside larger ones), several conditions, and the required default.
 func TestGuards(t *testing.T) {
-	for src, want := range map[string]string{
+	checkBodies(t, map[string]string{
 		"f x\n  ? x < 0 = 0\n  ? x > 9 = 9\n  : x":   "(? (x < 0) = 0 ? (x > 9) = 9 : x)",
 		"f done ? done = \"yes\" : \"no\"":           `(? done = "yes" : "no")`,
 		"f x = \"l: \" <> (? x > 0 = \"p\" : \"n\")": `("l: " <> (? (x > 0) = "p" : "n"))`,
 		"f x = [? x = 1 : 2]":                        "[(? x = 1 : 2)]",
-	} {
-		f := parseOK(t, "module m (f)\n"+src+"\n")
-		if got := exprString(f.Defs[0].Body); got != want {
-			t.Errorf("%q: %s, want %s", src, got, want)
-		}
-	}
+	})
 	_, sink := parse(t, "module m (f)\nf x ? x > 0 = 1\n")
 	if errs := sink.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "expected another '? condition = value', or ':' and the value when no condition holds") {
 		t.Errorf("errors %v", errs)
@@ -637,22 +627,35 @@ classify x
 // TestLet: a let's bindings, aligned on the first, chained lets, and a
 // let inside parentheses.
 func TestLet(t *testing.T) {
-	for src, want := range map[string]string{
+	checkBodies(t, map[string]string{
 		"f n =\n  let m = n + 1\n      y = m + 2\n  in m + y": "(let m = (n + 1); y = (m + 2); in (m + y))",
 		"g = let x = 1\n    let x = 2\n     in x":             "(let x = 1; in (let x = 2; in x))",
 		"h x = 1 + (let y = x in y * 2)":                      "(1 + (let y = x; in (y * 2)))",
 		"r x = let s ? x > 0 = x : 0 in s":                    "(let s = (? (x > 0) = x : 0); in s)",
-	} {
+	})
+	checkFirstErrors(t, map[string]string{
+		"f = let x = 1":                "expected 'in' after the bindings of the 'let', got end of input",
+		"f = let g x = x in g 1":       "expected '=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')",
+		"f = let (a, b) = (1, 2) in a": "expected a name to bind in the 'let', got '(' (patterns are not supported yet)",
+	})
+}
+
+// checkBodies parses each source (a definition of f) and checks the body
+// it reads, as exprString writes it.
+func checkBodies(t *testing.T, bodies map[string]string) {
+	t.Helper()
+	for src, want := range bodies {
 		f := parseOK(t, "module m (f)\n"+src+"\n")
 		if got := exprString(f.Defs[0].Body); got != want {
 			t.Errorf("%q: %s, want %s", src, got, want)
 		}
 	}
-	for src, want := range map[string]string{
-		"f = let x = 1":                "expected 'in' after the bindings of the 'let', got end of input",
-		"f = let g x = x in g 1":       "expected '=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')",
-		"f = let (a, b) = (1, 2) in a": "expected a name to bind in the 'let', got '(' (patterns are not supported yet)",
-	} {
+}
+
+// checkFirstErrors parses each source and checks its first error.
+func checkFirstErrors(t *testing.T, errors map[string]string) {
+	t.Helper()
+	for src, want := range errors {
 		_, sink := parse(t, "module m (f)\n"+src+"\n")
 		if errs := sink.Errors(); len(errs) == 0 || !strings.Contains(errs[0].Error(), want) {
 			t.Errorf("%s: errors %v, want %q", src, errs, want)
