@@ -13,7 +13,7 @@ import (
 // operatorFiles uses Morloc's standard operators, evaluated by the nexus,
 // around a Python function.
 var operatorFiles = files{
-	"main.loc": `module calc (area, stats, split, label, square, clamp, spread, ticks)
+	"main.loc": `module calc (area, stats, split, label, square, clamp, spread, ticks, steps, scaled)
 source Py from "calc.py" ("mean", "tick")
 mean :: [Real] -> Real
 tick :: Int -> Int
@@ -57,12 +57,24 @@ ticks x =
   let t = tick x
       u = t * 10
   in t + t + u
+
+--' A do block: a bind runs once, a statement runs in its turn
+steps :: Int -> Int
+steps x = do
+  a <- tick x
+  tick 0
+  b <- tick 0
+  a * 100 + b
+
+scaled :: [Real] -> Real
+scaled xs = (\m -> m * 2) (mean xs)
 `,
 	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n\ncalls = 0\n\ndef tick(x):\n    global calls\n    calls += 1\n    return calls + x\n",
 }
 
 // TestOperators: arithmetic, comparisons, connectives, concatenation,
-// guards, where clauses and lets (computed once) through the CLI and MCP, floor division and modulo as Morloc has them,
+// guards, where clauses, lets (computed once), do blocks and lambdas
+// through the CLI and MCP, floor division and modulo as Morloc has them,
 // and an Int overflow failing the command with its reason.
 func TestOperators(t *testing.T) {
 	p := build(t, operatorFiles)
@@ -81,6 +93,8 @@ func TestOperators(t *testing.T) {
 		{[]string{"spread", "[1, 2, 3]"}, "\"narrow\"\n"},
 		{[]string{"spread", "[5, 6]"}, "\"wide\"\n"},
 		{[]string{"ticks", "0"}, "12\n"},
+		{[]string{"steps", "0"}, "103\n"},
+		{[]string{"scaled", "[1, 2, 3]"}, "4.0\n"},
 	} {
 		if out := p.ok(c.args...); out != c.want {
 			t.Errorf("%v: %q, want %q", c.args, out, c.want)

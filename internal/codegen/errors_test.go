@@ -54,6 +54,8 @@ func TestErrors(t *testing.T) {
 		{"let binding of the wrong type", "f :: Str -> Int\nf s = let u = upper s in u", "7:26: expected Int, got Str"},
 		{"unknown name in a let", "f :: Int -> Int\nf x = let y = x + 1 in y + z", "7:28: unknown name 'z'"},
 		{"let binding out of its scope", "f :: Int -> Int\nf x = (let y = x in y) + y", "7:26: unknown name 'y'"},
+		{"do block ending with a bind", "f :: Str -> Str\nf s = do\n  x <- upper s", "7:7: a 'do' block ends with an expression, its value; this one ends with a binding"},
+		{"unknown name in a lambda", "app g x = g x\nf :: Int -> Int\nf x = app (\\y -> y + z) x", "8:22: unknown name 'z'"},
 		{"operator on the wrong type", "f :: Str -> Str\nf s = s + \"x\"", "7:9: '+' applies to Int and Real, not Str"},
 		{"operands of two types", "f :: Int -> Str -> Bool\nf n s = n == s", "7:14: expected Int, got Str"},
 		{"Int division", "f :: Int -> Int\nf n = n / 2", "7:7: expected Real, got Int"},

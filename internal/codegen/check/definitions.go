@@ -200,6 +200,35 @@ func walkVars(e syntax.Expr, fn func(*syntax.Var)) {
 		}
 	case *syntax.Negate:
 		walkVars(e.Expr, fn)
+	case *syntax.Lambda:
+		params := map[string]bool{}
+		for _, p := range e.Params {
+			params[p.Name] = true
+		}
+		walkVars(e.Body, func(v *syntax.Var) {
+			if !params[v.Name] {
+				fn(v)
+			}
+		})
+	case *syntax.Do:
+		bound := map[string]bool{}
+		inner := func(v *syntax.Var) {
+			if !bound[v.Name] {
+				fn(v)
+			}
+		}
+		for _, st := range e.Stmts {
+			for _, b := range st.Let {
+				walkVars(b.Value, inner)
+				bound[b.Name.Name] = true
+			}
+			if st.Expr != nil {
+				walkVars(st.Expr, inner)
+			}
+			if st.Bind != nil {
+				bound[st.Bind.Name] = true
+			}
+		}
 	case *syntax.Let:
 		// A binding's name is local to the bindings after it and the body.
 		bound := map[string]bool{}

@@ -120,6 +120,12 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.elab(e.e, sc, e.t)
 	case *syntax.Let:
 		v = c.let(e, sc, want)
+	case *syntax.Lambda:
+		v = c.lambda(e, sc)
+	case *syntax.Do:
+		v = c.doBlock(e, sc, want)
+	case *byName:
+		v = c.named(e, sc, want)
 	case *syntax.Throw:
 		v = c.throw(e, sc, want)
 	}

@@ -270,3 +270,64 @@ func (c *checker) let(l *syntax.Let, sc *scope, want *types.Type) value {
 	}
 	return out
 }
+
+// lambda is `\x y -> body`: a local function of the scope it is written
+// in.
+func (c *checker) lambda(l *syntax.Lambda, sc *scope) value {
+	return &localFn{def: &syntax.Def{Pos: l.Pos, Name: syntax.Name{Pos: l.Pos, Name: "lambda"}, Params: l.Params, Body: l.Body}, sc: sc}
+}
+
+// byName is `let` bindings of a do block, which bind without running:
+// each name stands for its expression, evaluated where it is used (the
+// checker's own expression).
+type byName struct {
+	pos      diag.Pos
+	bindings []syntax.LetBinding
+	body     syntax.Expr
+}
+
+func (b *byName) ExprPos() diag.Pos { return b.pos }
+
+// doBlock elaborates a do block as a chain of lets: `x <- e` and a bare
+// statement before the last are computed once, in order (the bare one's
+// value dropped); `let` statements bind without running; the last
+// statement is the block's value.
+func (c *checker) doBlock(d *syntax.Do, sc *scope, want *types.Type) value {
+	if len(d.Stmts) == 0 {
+		c.sink.Errorf(d.Pos, "an empty 'do' block")
+		return nil
+	}
+	last := d.Stmts[len(d.Stmts)-1]
+	if last.Bind != nil || last.Let != nil {
+		c.sink.Errorf(d.Pos, "a 'do' block ends with an expression, its value; this one ends with a binding")
+		return nil
+	}
+	e := last.Expr
+	for i := len(d.Stmts) - 2; i >= 0; i-- {
+		st := d.Stmts[i]
+		switch {
+		case st.Let != nil:
+			e = &byName{pos: d.Pos, bindings: st.Let, body: e}
+		case st.Bind != nil:
+			e = &syntax.Let{Pos: st.Bind.Pos, Bindings: []syntax.LetBinding{{Name: *st.Bind, Value: st.Expr}}, Body: e}
+		default:
+			// Run for its effects: bound to a name no program can write.
+			e = &syntax.Let{Pos: st.Expr.ExprPos(), Bindings: []syntax.LetBinding{{Name: syntax.Name{Pos: st.Expr.ExprPos(), Name: fmt.Sprintf(" statement %d", i)}, Value: st.Expr}}, Body: e}
+		}
+	}
+	return c.elab(e, sc, want)
+}
+
+// named elaborates byName bindings.
+func (c *checker) named(b *byName, sc *scope, want *types.Type) value {
+	inner := sc
+	for _, bd := range b.bindings {
+		next := &scope{vars: make(map[string]arg, len(inner.vars)+1)}
+		for n, a := range inner.vars {
+			next.vars[n] = a
+		}
+		next.vars[bd.Name.Name] = arg{expr: bd.Value, sc: inner, pos: bd.Name.Pos}
+		inner = next
+	}
+	return c.elab(b.body, inner, want)
+}

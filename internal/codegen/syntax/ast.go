@@ -336,6 +336,31 @@ type LetBinding struct {
 
 func (e *Let) ExprPos() diag.Pos { return e.Pos }
 
+// Lambda is `\x y -> body`, a function of its parameters.
+type Lambda struct {
+	Pos    diag.Pos
+	Params []Name
+	Body   Expr
+}
+
+// Do is a `do` block: statements run in order, the last one's value the
+// block's.
+type Do struct {
+	Pos   diag.Pos
+	Stmts []DoStmt
+}
+
+// DoStmt is one statement of a Do: `name <- expr` (Bind set), `let
+// bindings` (Let set, no `in`), or a bare expression.
+type DoStmt struct {
+	Bind *Name
+	Let  []LetBinding
+	Expr Expr
+}
+
+func (e *Lambda) ExprPos() diag.Pos { return e.Pos }
+func (e *Do) ExprPos() diag.Pos     { return e.Pos }
+
 // Guard is `? c1 = e1 ? c2 = e2 : d`: the value of the first branch
 // whose condition holds, else the default.
 type Guard struct {

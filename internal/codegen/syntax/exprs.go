@@ -47,6 +47,9 @@ func (p *parser) expr() Expr {
 	if t := p.peek(); t.kind == tokIdent && t.Text == "let" {
 		return p.letExpr()
 	}
+	if t := p.peek(); t.kind == tokIdent && t.Text == "do" {
+		return p.doBlock()
+	}
 	e, _ := p.infix(false)
 	return e
 }
@@ -95,9 +98,29 @@ func (p *parser) where(d *Def) {
 // the column of the first, then `in body`, or another `let` (a chain).
 func (p *parser) letExpr() Expr {
 	l := &Let{Pos: p.next().Pos}
+	l.Bindings = p.letBindings()
+	switch t := p.peek(); {
+	case p.failed:
+	case t.kind == tokIdent && t.Text == "in":
+		p.next()
+		l.Body = p.expr()
+	case t.kind == tokIdent && t.Text == "let":
+		l.Body = p.letExpr()
+	default:
+		p.errorf(t.Pos, "expected 'in' after the bindings of the 'let', got %s", t.describe())
+	}
+	return l
+}
+
+// letBindings parses a let's bindings, after 'let': each `name = value`
+// (or `name ? c = a : b`), those after the first starting a line in its
+// column.
+func (p *parser) letBindings() []LetBinding {
+	var bs []LetBinding
 	first := p.peek()
 	outer := p.stopCol
 	p.stopCol = first.Pos.Col
+	defer func() { p.stopCol = outer }()
 	for !p.failed {
 		t := p.peek()
 		if t.kind != tokIdent || keywords[t.Text] {
@@ -111,24 +134,73 @@ func (p *parser) letExpr() Expr {
 			p.expect(tokEquals, "'=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')")
 			b.Value = p.expr()
 		}
-		l.Bindings = append(l.Bindings, b)
+		bs = append(bs, b)
 		next := p.peek()
 		if next.kind == tokIdent && (next.Text == "in" || next.Text == "let") || !next.First || next.Pos.Col != p.stopCol {
 			break
 		}
 	}
-	p.stopCol = outer
-	switch t := p.peek(); {
-	case p.failed:
-	case t.kind == tokIdent && t.Text == "in":
-		p.next()
-		l.Body = p.expr()
-	case t.kind == tokIdent && t.Text == "let":
-		l.Body = p.letExpr()
-	default:
-		p.errorf(t.Pos, "expected 'in' after the bindings of the 'let', got %s", t.describe())
+	return bs
+}
+
+// lambda parses `\x y -> body`; the body extends as far as it can.
+func (p *parser) lambda() Expr {
+	l := &Lambda{Pos: p.next().Pos}
+	for !p.failed && p.peek().kind != tokArrow {
+		t := p.peek()
+		switch {
+		case t.kind == tokUnderscore:
+			p.next()
+			l.Params = append(l.Params, Name{Pos: t.Pos, Name: "_"})
+		case t.kind == tokIdent && !keywords[t.Text]:
+			p.next()
+			l.Params = append(l.Params, Name{Pos: t.Pos, Name: t.Text})
+		default:
+			p.errorf(t.Pos, "expected a parameter name or '->' in the lambda, got %s (patterns are not supported yet)", t.describe())
+		}
 	}
+	if len(l.Params) == 0 && !p.failed {
+		p.errorf(p.peek().Pos, "a lambda takes at least one parameter")
+	}
+	p.expect(tokArrow, "'->'")
+	l.Body = p.expr()
 	return l
+}
+
+// doBlock parses `do` and its statements, each starting a line in the
+// column of the first.
+func (p *parser) doBlock() Expr {
+	d := &Do{Pos: p.next().Pos}
+	first := p.peek()
+	if first.kind == tokEOF {
+		p.errorf(first.Pos, "an empty 'do' block")
+		return d
+	}
+	outer := p.stopCol
+	p.stopCol = first.Pos.Col
+	defer func() { p.stopCol = outer }()
+	for !p.failed {
+		t := p.peek()
+		var st DoStmt
+		switch {
+		case t.kind == tokIdent && t.Text == "let":
+			p.next()
+			st.Let = p.letBindings()
+		case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokBind:
+			n := p.name("a name")
+			st.Bind = &n
+			p.next()
+			st.Expr = p.expr()
+		default:
+			st.Expr = p.expr()
+		}
+		d.Stmts = append(d.Stmts, st)
+		next := p.peek()
+		if p.failed || next.kind == tokEOF || !next.First || next.Pos.Col != p.stopCol || next.kind == tokIdent && next.Text == "where" {
+			break
+		}
+	}
+	return d
 }
 
 // guard parses `? c1 = e1 ? c2 = e2 : d`; the default is required.
@@ -207,7 +279,7 @@ func (p *parser) startsAtom(t token) bool {
 		return false
 	}
 	switch t.kind {
-	case tokInt, tokReal, tokString, tokLParen, tokLBracket, tokLBrace, tokGetter, tokAt:
+	case tokInt, tokReal, tokString, tokLParen, tokLBracket, tokLBrace, tokGetter, tokAt, tokBackslash:
 		return true
 	case tokIdent:
 		return !keywords[t.Text]
@@ -221,6 +293,9 @@ func (p *parser) atom() Expr {
 	case tokIdent:
 		if t.Text == "let" {
 			return p.letExpr()
+		}
+		if t.Text == "do" {
+			return p.doBlock()
 		}
 		if keywords[t.Text] {
 			break
@@ -265,6 +340,8 @@ func (p *parser) atom() Expr {
 		return &Throw{Pos: t.Pos, Message: p.atom()}
 	case tokLParen:
 		return p.parenExpr()
+	case tokBackslash:
+		return p.lambda()
 	case tokLBracket:
 		p.next()
 		l := &ListLit{Pos: t.Pos}

@@ -134,12 +134,12 @@ func (l *lexer) run() {
 	l.emit(tokEOF, "", l.pos(), l.off)
 }
 
-var twoCharPunct = map[string]kind{"::": tokDoubleColon, "->": tokArrow, "=>": tokFatArrow}
+var twoCharPunct = map[string]kind{"::": tokDoubleColon, "->": tokArrow, "=>": tokFatArrow, "<-": tokBind}
 
 var oneCharPunct = map[rune]kind{
 	'=': tokEquals, '(': tokLParen, ')': tokRParen, '[': tokLBracket, ']': tokRBracket,
 	'{': tokLBrace, '}': tokRBrace, ',': tokComma, '?': tokQuestion, '<': tokLess,
-	'>': tokGreater, '.': tokDot, '*': tokStar, '-': tokMinus, ':': tokColon,
+	'>': tokGreater, '.': tokDot, '*': tokStar, '-': tokMinus, ':': tokColon, '\\': tokBackslash,
 }
 
 // twoCharOps and oneCharOps are the operators that are tokOp; '<', '>',

@@ -24,7 +24,7 @@ import (
 var keywords = map[string]bool{
 	"module": true, "import": true, "source": true, "where": true,
 	"class": true, "instance": true, "let": true, "in": true, "if": true,
-	"then": true, "else": true,
+	"then": true, "else": true, "do": true,
 }
 
 // Parse parses a whole `.loc` file. Errors and warnings go to sink; the

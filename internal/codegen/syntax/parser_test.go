@@ -662,3 +662,18 @@ func checkFirstErrors(t *testing.T, errors map[string]string) {
 		}
 	}
 }
+
+// TestLambdasAndDo: lambdas, as far right as they reach, and do blocks
+// with binds, lets and bare statements, each starting a line.
+func TestLambdasAndDo(t *testing.T) {
+	checkBodies(t, map[string]string{
+		"f = \\x -> x + 1":     "(\\x -> (x + 1))",
+		"f = g (\\x _ -> x) 2": "(g (\\x _ -> x) 2)",
+		"f = g $ \\x -> h x":   "(g $ (\\x -> (h x)))",
+		"f a = do\n  x <- g a\n  let y = x + 1\n  h y\n  x * y": "(do x <- (g a); let (let y = (x + 1);); (h y); (x * y);)",
+	})
+	checkFirstErrors(t, map[string]string{
+		"f = \\ -> 1":       "a lambda takes at least one parameter",
+		"f = \\(a, b) -> a": "expected a parameter name or '->' in the lambda, got '(' (patterns are not supported yet)",
+	})
+}

@@ -69,6 +69,25 @@ func exprString(e Expr) string {
 			out += " " + op.Name + " " + exprString(e.Operands[i+1])
 		}
 		return out + ")"
+	case *Lambda:
+		out := "(\\"
+		for _, p := range e.Params {
+			out += p.Name + " "
+		}
+		return out + "-> " + exprString(e.Body) + ")"
+	case *Do:
+		out := "(do"
+		for _, st := range e.Stmts {
+			switch {
+			case st.Bind != nil:
+				out += " " + st.Bind.Name + " <- " + exprString(st.Expr) + ";"
+			case st.Let != nil:
+				out += " let " + exprString(&Let{Bindings: st.Let}) + ";"
+			default:
+				out += " " + exprString(st.Expr) + ";"
+			}
+		}
+		return out + ")"
 	case *Let:
 		out := "(let"
 		for _, b := range e.Bindings {

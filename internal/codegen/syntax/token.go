@@ -34,6 +34,8 @@ const (
 	tokStar             // *
 	tokMinus            // - not followed by a digit (inside module names like root-py)
 	tokColon            // : (a guard's default)
+	tokBackslash        // \ (a lambda)
+	tokBind             // <- (a do block's binding)
 	tokOp               // another operator: + / % $ && || == != <= >= <> ** // ++
 	tokInvalid          // text the lexer rejected, with an error reported already
 )
@@ -42,6 +44,8 @@ var kindNames = [...]string{
 	tokEOF:         "end of input",
 	tokOp:          "operator",
 	tokColon:       "':'",
+	tokBackslash:   "'\\'",
+	tokBind:        "'<-'",
 	tokIdent:       "name",
 	tokInt:         "integer",
 	tokReal:        "number",
