@@ -13,7 +13,7 @@ import (
 // operatorFiles uses Morloc's standard operators, evaluated by the nexus,
 // around a Python function.
 var operatorFiles = files{
-	"main.loc": `module calc (area, stats, split, label, square, clamp, spread, ticks, steps, scaled)
+	"main.loc": `module calc (area, stats, split, label, square, clamp, spread, ticks, steps, scaled, greet, positive)
 source Py from "calc.py" ("mean", "tick")
 mean :: [Real] -> Real
 tick :: Int -> Int
@@ -68,6 +68,12 @@ steps x = do
 
 scaled :: [Real] -> Real
 scaled xs = (\m -> m * 2) (mean xs)
+
+greet :: Str -> Str
+greet s = "hi #{s}, #{s <> s}!"
+
+positive :: Int -> ?Int
+positive x = ? x > 0 = x : Null
 `,
 	"calc.py": "def mean(xs):\n    return sum(xs) / len(xs)\n\ncalls = 0\n\ndef tick(x):\n    global calls\n    calls += 1\n    return calls + x\n",
 }
@@ -95,6 +101,9 @@ func TestOperators(t *testing.T) {
 		{[]string{"ticks", "0"}, "12\n"},
 		{[]string{"steps", "0"}, "103\n"},
 		{[]string{"scaled", "[1, 2, 3]"}, "4.0\n"},
+		{[]string{"greet", "bo"}, "\"hi bo, bobo!\"\n"},
+		{[]string{"positive", "3"}, "3\n"},
+		{[]string{"positive", "0"}, ""}, // an absent value prints nothing
 	} {
 		if out := p.ok(c.args...); out != c.want {
 			t.Errorf("%v: %q, want %q", c.args, out, c.want)

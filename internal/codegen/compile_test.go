@@ -227,6 +227,8 @@ func TestBodies(t *testing.T) {
 		{"lambda passed to a helper", "twice g x = g (g x)\nf :: Real -> Real\nf x = twice (\\y -> y * 2 + 1) x", "(((($0 * 2.0) + 1.0) * 2.0) + 1.0)", "Real"},
 		{"lambda capturing a parameter", "app g x = g x\nf :: Real -> Real -> Real\nf k x = app (\\y -> y * k) x", "($1 * $0)", "Real"},
 		{"do block: binds once, a statement run, let by name", "f :: Str -> Real\nf s = do\n  w <- weightPy s\n  upper s\n  let d = w * 2\n  d + d", "let(weightPy($0) in let(upper($0) in (($1 * 2.0) + ($1 * 2.0))))", "Real"},
+		{"string interpolation", "f :: Str -> Str\nf s = \"<#{upper s}>\"", `("<" <> (upper($0) <> ">"))`, "Str"},
+		{"Null where an optional is expected", "f :: Int -> ?Int\nf x = ? x > 0 = x : Null", "if(($0 > 0), $0, null)", "?Int"},
 		{"standard fixities declared again", "infixl 6 +, -\ninfixr 8 (**)\nf :: Int -> Int\nf x = x + 1", "($0 + 1)", "Int"},
 		{"pure empty list", "f :: [Int]\nf = []", "[]", "[Int]"},
 		{"throw", "f :: Int -> Str\nf _ = @throw \"not yet\"", `throw("not yet")`, "Str"},

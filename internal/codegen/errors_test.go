@@ -56,6 +56,8 @@ func TestErrors(t *testing.T) {
 		{"let binding out of its scope", "f :: Int -> Int\nf x = (let y = x in y) + y", "7:26: unknown name 'y'"},
 		{"do block ending with a bind", "f :: Str -> Str\nf s = do\n  x <- upper s", "7:7: a 'do' block ends with an expression, its value; this one ends with a binding"},
 		{"unknown name in a lambda", "app g x = g x\nf :: Int -> Int\nf x = app (\\y -> y + z) x", "8:22: unknown name 'z'"},
+		{"interpolating an Int", "f :: Int -> Str\nf n = \"n = #{n}\"", "7:14: expected Str, got Int"},
+		{"Null where no optional is", "f :: Int\nf = Null", "7:5: Null stands for an optional value (?T), not Int"},
 		{"operator on the wrong type", "f :: Str -> Str\nf s = s + \"x\"", "7:9: '+' applies to Int and Real, not Str"},
 		{"operands of two types", "f :: Int -> Str -> Bool\nf n s = n == s", "7:14: expected Int, got Str"},
 		{"Int division", "f :: Int -> Int\nf n = n / 2", "7:7: expected Real, got Int"},

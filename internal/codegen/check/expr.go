@@ -122,6 +122,8 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.let(e, sc, want)
 	case *syntax.Lambda:
 		v = c.lambda(e, sc)
+	case *syntax.NullLit:
+		v = c.null(e, want)
 	case *syntax.Do:
 		v = c.doBlock(e, sc, want)
 	case *byName:

@@ -331,3 +331,16 @@ func (c *checker) named(b *byName, sc *scope, want *types.Type) value {
 	}
 	return c.elab(b.body, inner, want)
 }
+
+// null is `Null` against want, which must be optional (or Json).
+func (c *checker) null(n *syntax.NullLit, want *types.Type) value {
+	if want == nil || want.Kind != types.Optional && want.Kind != types.JSON {
+		what := "an unknown type"
+		if want != nil {
+			what = want.String()
+		}
+		c.sink.Errorf(n.Pos, "Null stands for an optional value (?T), not %s", what)
+		return nil
+	}
+	return &manifest.Expr{Kind: manifest.Lit, Type: want, Value: []byte("null")}
+}

@@ -336,6 +336,13 @@ type LetBinding struct {
 
 func (e *Let) ExprPos() diag.Pos { return e.Pos }
 
+// NullLit is `Null`, the absent value of an optional type.
+type NullLit struct {
+	Pos diag.Pos
+}
+
+func (e *NullLit) ExprPos() diag.Pos { return e.Pos }
+
 // Lambda is `\x y -> body`, a function of its parameters.
 type Lambda struct {
 	Pos    diag.Pos

@@ -203,6 +203,61 @@ func (p *parser) doBlock() Expr {
 	return d
 }
 
+// interpolate reads a string with `#{expr}` parts as the concatenation
+// of its pieces, `"a #{x} b"` as "a " <> x <> " b"; each part must be a
+// Str (the checker says so otherwise). Braces inside a part are counted,
+// so a record literal may stand there.
+func (p *parser) interpolate(t token) Expr {
+	in := &Infix{}
+	add := func(e Expr) {
+		if len(in.Operands) > 0 {
+			in.Ops = append(in.Ops, Name{Pos: e.ExprPos(), Name: "<>"})
+		}
+		in.Operands = append(in.Operands, e)
+	}
+	text := t.Text
+	for {
+		i := strings.Index(text, "#{")
+		if i < 0 {
+			break
+		}
+		if i > 0 {
+			add(&StrLit{Pos: t.Pos, Value: text[:i]})
+		}
+		depth, j := 1, i+2
+		for ; j < len(text) && depth > 0; j++ {
+			switch text[j] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+			}
+		}
+		if depth > 0 {
+			p.errorf(t.Pos, "'#{' without its closing '}' in the string")
+			return &StrLit{Pos: t.Pos, Value: t.Text}
+		}
+		pos := t.Pos
+		pos.Col += 1 + len([]rune(t.Text[:len(t.Text)-len(text)+i+2]))
+		e := ParseExpr(text[i+2:j-1], pos, p.sink)
+		if e == nil {
+			p.failed = true
+			return &StrLit{Pos: t.Pos, Value: t.Text}
+		}
+		add(e)
+		text = text[j:]
+	}
+	if text != "" || len(in.Operands) == 0 {
+		add(&StrLit{Pos: t.Pos, Value: text})
+	}
+	if len(in.Operands) == 1 {
+		// "#{x}" alone is x, which must be a Str.
+		in.Operands = append(in.Operands, &StrLit{Pos: t.Pos, Value: ""})
+		in.Ops = append(in.Ops, Name{Pos: t.Pos, Name: "<>"})
+	}
+	return in
+}
+
 // guard parses `? c1 = e1 ? c2 = e2 : d`; the default is required.
 func (p *parser) guard() Expr {
 	g := &Guard{Pos: p.peek().Pos}
@@ -306,6 +361,8 @@ func (p *parser) atom() Expr {
 			return &BoolLit{Pos: t.Pos, Value: true}
 		case "false", "False":
 			return &BoolLit{Pos: t.Pos, Value: false}
+		case "Null":
+			return &NullLit{Pos: t.Pos}
 		}
 		return &Var{Pos: t.Pos, Name: t.Text}
 	case tokInt:
@@ -324,6 +381,9 @@ func (p *parser) atom() Expr {
 		return &RealLit{Pos: t.Pos, Value: v}
 	case tokString:
 		p.next()
+		if strings.Contains(t.Text, "#{") {
+			return p.interpolate(t)
+		}
 		return &StrLit{Pos: t.Pos, Value: t.Text}
 	case tokGetter:
 		p.next()

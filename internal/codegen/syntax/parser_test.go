@@ -677,3 +677,17 @@ func TestLambdasAndDo(t *testing.T) {
 		"f = \\(a, b) -> a": "expected a parameter name or '->' in the lambda, got '(' (patterns are not supported yet)",
 	})
 }
+
+// TestInterpolation: "#{...}" parts of a string read as concatenations;
+// Null is a literal.
+func TestInterpolation(t *testing.T) {
+	checkBodies(t, map[string]string{
+		"f x = \"hello #{x}!\"":           `("hello " <> x <> "!")`,
+		"f x = \"#{g {a = 1}} and #{x}\"": `((g {a = 1}) <> " and " <> x)`,
+		"f x = \"#{x}\"":                  `(x <> "")`,
+		"f = Null":                        "Null",
+	})
+	checkFirstErrors(t, map[string]string{
+		"f x = \"a #{x\"": "'#{' without its closing '}' in the string",
+	})
+}

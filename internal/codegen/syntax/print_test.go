@@ -69,6 +69,8 @@ func exprString(e Expr) string {
 			out += " " + op.Name + " " + exprString(e.Operands[i+1])
 		}
 		return out + ")"
+	case *NullLit:
+		return "Null"
 	case *Lambda:
 		out := "(\\"
 		for _, p := range e.Params {
