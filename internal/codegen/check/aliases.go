@@ -47,7 +47,7 @@ func (c *checker) collectAliases() {
 	for _, a := range c.file.Aliases {
 		name := a.Name.Name
 		switch {
-		case isBuiltin(name):
+		case IsBuiltinType(name):
 			c.sink.Errorf(a.Name.Pos, "type alias %s has the name of a built-in type", name)
 			continue
 		case c.aliases[name] != nil:
@@ -68,11 +68,6 @@ func (c *checker) collectAliases() {
 			c.sink.Errorf(a.Name.Pos, "type %s is both an alias and a record (at %s)", a.Name.Name, r.Name.Pos)
 		}
 	}
-}
-
-func isBuiltin(name string) bool {
-	_, ok := builtinTypes[name]
-	return ok
 }
 
 // expandAlias resolves a use of alias a with the written arguments of t.
@@ -152,7 +147,7 @@ func (c *checker) applyTypeLangs() {
 				continue
 			}
 			rec.typ.Langs[lang] = tl.Native.Value
-		case isBuiltin(name) || morlocPrimitives[name]:
+		case IsBuiltinType(name) || morlocPrimitives[name]:
 			// Built into the pools.
 		default:
 			c.sink.Errorf(tl.Name.Pos, "unknown type '%s' in a type map%s", name, suggest.Hint(name, c.typeNames()))

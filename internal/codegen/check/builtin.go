@@ -1,8 +1,8 @@
 package check
 
 // IsBuiltinType reports whether name is a built-in type (Int, Str, Map,
-// ...), which a record may not be called, for code that writes programs
-// (internal/codegen/mcpimport).
+// ...), which a record or an alias may not be called; also for code that
+// writes programs (internal/codegen/mcpimport).
 func IsBuiltinType(name string) bool {
 	_, ok := builtinTypes[name]
 	return ok

@@ -49,6 +49,22 @@ type scope struct {
 	vars map[string]arg
 }
 
+// extend is a copy of sc with room for n more names, to bind them in.
+func (sc *scope) extend(n int) *scope {
+	out := &scope{vars: make(map[string]arg, len(sc.vars)+n)}
+	for k, a := range sc.vars {
+		out.vars[k] = a
+	}
+	return out
+}
+
+// with is sc with name bound to a (sc itself unchanged).
+func (sc *scope) with(name string, a arg) *scope {
+	out := sc.extend(1)
+	out.vars[name] = a
+	return out
+}
+
 // maxSteps and maxNesting bound the work of elaborating one command.
 // Inlining copies a definition's body at every use, so definitions that
 // each use the previous one twice grow exponentially; the bounds stop such

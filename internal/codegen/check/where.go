@@ -22,10 +22,7 @@ func (c *checker) whereScope(d *syntax.Def, sc *scope) *scope {
 	if len(d.Where) == 0 {
 		return sc
 	}
-	ws := &scope{vars: make(map[string]arg, len(sc.vars)+len(d.Where))}
-	for n, a := range sc.vars {
-		ws.vars[n] = a
-	}
+	ws := sc.extend(len(d.Where))
 	sigs := map[string]*syntax.Signature{}
 	for _, s := range d.WhereSigs {
 		sigs[s.Name.Name] = s
@@ -93,10 +90,7 @@ func (f *localFn) apply(c *checker, args []arg, pos diag.Pos, want *types.Type) 
 		g.given = all
 		return &g
 	}
-	sc := &scope{vars: make(map[string]arg, len(f.sc.vars)+n)}
-	for k, v := range f.sc.vars {
-		sc.vars[k] = v
-	}
+	sc := f.sc.extend(n)
 	for i, p := range f.def.Params {
 		a := all[i]
 		if f.typed && i < len(f.params) {
@@ -227,36 +221,30 @@ func paramOf(d *syntax.Def, name string) bool {
 // the name is used. A literal needs no slot: it is used as written, so
 // that `let k = 2 in x * k` reads 2 as a Real beside a Real x.
 func (c *checker) let(l *syntax.Let, sc *scope, want *types.Type) value {
-	inner := &scope{vars: make(map[string]arg, len(sc.vars)+len(l.Bindings))}
-	for n, a := range sc.vars {
-		inner.vars[n] = a
-	}
+	// The slots taken here are free again once the body is elaborated,
+	// or a binding failed.
+	base := c.slots
+	defer func() { c.slots = base }()
+	inner := sc
 	var values []*manifest.Expr
 	for _, b := range l.Bindings {
-		bs := &scope{vars: inner.vars}
-		v := c.valueOf(c.elab(b.Value, bs, nil), b.Value.ExprPos())
+		v := c.valueOf(c.elab(b.Value, inner, nil), b.Value.ExprPos())
 		if v == nil {
 			return nil
 		}
 		e := v.(*manifest.Expr)
-		next := &scope{vars: make(map[string]arg, len(inner.vars)+1)}
-		for n, a := range inner.vars {
-			next.vars[n] = a
-		}
 		if e.Kind == manifest.Lit {
-			next.vars[b.Name.Name] = arg{expr: b.Value, sc: bs, pos: b.Name.Pos}
+			inner = inner.with(b.Name.Name, arg{expr: b.Value, sc: inner, pos: b.Name.Pos})
 		} else {
-			next.vars[b.Name.Name] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: e.Type, Ref: c.slots}, pos: b.Name.Pos}
+			inner = inner.with(b.Name.Name, arg{val: &manifest.Expr{Kind: manifest.Var, Type: e.Type, Ref: c.slots}, pos: b.Name.Pos})
 			c.slots++
 			values = append(values, e)
 		}
-		inner = next
 	}
 	if l.Body == nil {
 		return nil
 	}
 	body := c.elab(l.Body, inner, want)
-	c.slots -= len(values)
 	out, ok := body.(*manifest.Expr)
 	if !ok || out == nil {
 		if len(values) > 0 && body != nil {
@@ -322,12 +310,7 @@ func (c *checker) doBlock(d *syntax.Do, sc *scope, want *types.Type) value {
 func (c *checker) named(b *byName, sc *scope, want *types.Type) value {
 	inner := sc
 	for _, bd := range b.bindings {
-		next := &scope{vars: make(map[string]arg, len(inner.vars)+1)}
-		for n, a := range inner.vars {
-			next.vars[n] = a
-		}
-		next.vars[bd.Name.Name] = arg{expr: bd.Value, sc: inner, pos: bd.Name.Pos}
-		inner = next
+		inner = inner.with(bd.Name.Name, arg{expr: bd.Value, sc: inner, pos: bd.Name.Pos})
 	}
 	return c.elab(b.body, inner, want)
 }

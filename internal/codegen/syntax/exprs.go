@@ -10,16 +10,10 @@ func (p *parser) def(doc Doc) *Def {
 	d.Name = p.name("a name")
 	d.Pos = d.Name.Pos
 	for !p.failed && p.peek().kind != tokEquals && p.peek().kind != tokQuestion {
-		t := p.peek()
-		switch {
-		case t.kind == tokUnderscore:
-			p.next()
-			d.Params = append(d.Params, Name{Pos: t.Pos, Name: "_"})
-		case t.kind == tokIdent && !keywords[t.Text]:
-			p.next()
-			d.Params = append(d.Params, Name{Pos: t.Pos, Name: t.Text})
-		default:
-			p.errorf(t.Pos, "expected a parameter name, '=' or '::' after '%s', got %s", d.Name.Name, t.describe())
+		if n, ok := p.param(); ok {
+			d.Params = append(d.Params, n)
+		} else {
+			p.errorf(p.peek().Pos, "expected a parameter name, '=' or '::' after '%s', got %s", d.Name.Name, p.peek().describe())
 		}
 	}
 	if p.peek().kind == tokQuestion {
@@ -143,20 +137,29 @@ func (p *parser) letBindings() []LetBinding {
 	return bs
 }
 
+// param reads a parameter, a name or `_`, of a definition or a lambda;
+// ok is false, and nothing read, when the next token is neither.
+func (p *parser) param() (n Name, ok bool) {
+	t := p.peek()
+	switch {
+	case t.kind == tokUnderscore:
+		p.next()
+		return Name{Pos: t.Pos, Name: "_"}, true
+	case t.kind == tokIdent && !keywords[t.Text]:
+		p.next()
+		return Name{Pos: t.Pos, Name: t.Text}, true
+	}
+	return Name{}, false
+}
+
 // lambda parses `\x y -> body`; the body extends as far as it can.
 func (p *parser) lambda() Expr {
 	l := &Lambda{Pos: p.next().Pos}
 	for !p.failed && p.peek().kind != tokArrow {
-		t := p.peek()
-		switch {
-		case t.kind == tokUnderscore:
-			p.next()
-			l.Params = append(l.Params, Name{Pos: t.Pos, Name: "_"})
-		case t.kind == tokIdent && !keywords[t.Text]:
-			p.next()
-			l.Params = append(l.Params, Name{Pos: t.Pos, Name: t.Text})
-		default:
-			p.errorf(t.Pos, "expected a parameter name or '->' in the lambda, got %s (patterns are not supported yet)", t.describe())
+		if n, ok := p.param(); ok {
+			l.Params = append(l.Params, n)
+		} else {
+			p.errorf(p.peek().Pos, "expected a parameter name or '->' in the lambda, got %s (patterns are not supported yet)", p.peek().describe())
 		}
 	}
 	if len(l.Params) == 0 && !p.failed {
