@@ -193,7 +193,7 @@ func TestGoTypesRoundTrip(t *testing.T) {
 		{"idUint", []string{"4294967295"}, "4294967295"},
 		{"idReal", []string{"1.5"}, "1.5"},
 		{"idReal", []string{"-0.25"}, "-0.25"},
-		{"idReal", []string{"3"}, "3.0"},
+		{"idReal", []string{"3"}, "3"},
 		{"idReal", []string{"1e300"}, "1e+300"},
 		{"idCelsius", []string{"36.6"}, "36.6"},
 		{"idStr", []string{"hello"}, `"hello"`},
@@ -205,7 +205,7 @@ func TestGoTypesRoundTrip(t *testing.T) {
 		{"idBool", []string{"false"}, "false"},
 		{"idList", []string{"[1,2,3]"}, "[1,2,3]"},
 		{"idList", []string{"[]"}, "[]"},
-		{"idReals", []string{"[0.5,-1,1e-9]"}, "[0.5,-1.0,1e-09]"},
+		{"idReals", []string{"[0.5,-1,1e-9]"}, "[0.5,-1,1e-09]"},
 		{"idReals", []string{"[]"}, "[]"},
 		{"idOpt", []string{"7"}, "7"},
 		{"idMapStr", []string{`{"b":2,"a":1}`}, `{"a":1,"b":2}`},
@@ -214,13 +214,13 @@ func TestGoTypesRoundTrip(t *testing.T) {
 		{"idMapInt", []string{`[[2,"two"],[1,"one"],[-5,"minus five"]]`}, `[[-5,"minus five"],[1,"one"],[2,"two"]]`},
 		{"idMapInt", []string{`[]`}, `[]`},
 		{"idTuple", []string{`[1,"x",true]`}, `[1,"x",true]`},
-		{"idArray", []string{`[1.5,2,-3]`}, `[1.5,2.0,-3.0]`},
+		{"idArray", []string{`[1.5,2,-3]`}, `[1.5,2,-3]`},
 		{"idRec", []string{pair}, pair},
-		{"idRec", []string{`{"tags":[],"score":1,"name":"z","note":"hi"}`}, `{"name":"z","score":1.0,"tags":[],"note":"hi"}`},
+		{"idRec", []string{`{"tags":[],"score":1,"name":"z","note":"hi"}`}, `{"name":"z","score":1,"tags":[],"note":"hi"}`},
 		{"idRecPtr", []string{pair}, pair},
 		{"idRecs", []string{"[" + pair + "," + pair + "]"}, "[" + pair + "," + pair + "]"},
 		{"idRecs", []string{"[]"}, "[]"},
-		{"idNested", []string{`[["a",null],["b",[{"x":1.5,"y":-2},{}]]]`}, `[["a",null],["b",[{"x":1.5,"y":-2.0},{}]]]`},
+		{"idNested", []string{`[["a",null],["b",[{"x":1.5,"y":-2},{}]]]`}, `[["a",null],["b",[{"x":1.5,"y":-2},{}]]]`},
 		{"idOptRec", []string{pair}, pair},
 		{"describe", []string{`{"name":"n","score":2.5,"tags":["a","b"],"note":"hi"}`}, `"n 2.5 [\"a\" \"b\"] hi 0"`},
 		{"describe", []string{pair}, `"n 2.5 [\"a\" \"b\"] <nil> 0"`},
@@ -361,7 +361,7 @@ mid :: Point -> Point -> Point
 	if got := p.ok("shout", "hey"); got != "\"HEY!\"\n" {
 		t.Errorf("shout hey = %q", got)
 	}
-	if got := p.ok("mid", `{"x":0,"y":0}`, `{"x":2,"y":-4}`); got != `{"x":1.0,"y":-2.0}`+"\n" {
+	if got := p.ok("mid", `{"x":0,"y":0}`, `{"x":2,"y":-4}`); got != `{"x":1,"y":-2}`+"\n" {
 		t.Errorf("mid = %q", got)
 	}
 }
@@ -514,10 +514,10 @@ capped ::
 capped s hi = clamp 0.0 hi (weightPy s)
 `,
 	})
-	if got := p.ok("capped", "CCO"); got != "36.0\n" {
-		t.Errorf("capped CCO = %q, want 36.0", got)
+	if got := p.ok("capped", "CCO"); got != "36\n" {
+		t.Errorf("capped CCO = %q, want 36", got)
 	}
-	if got := p.ok("capped", "CCCCCC"); got != "50.0\n" {
-		t.Errorf("capped CCCCCC = %q, want 50.0", got)
+	if got := p.ok("capped", "CCCCCC"); got != "50\n" {
+		t.Errorf("capped CCCCCC = %q, want 50", got)
 	}
 }

@@ -113,6 +113,18 @@ func makeFails(t *testing.T, fs files) string {
 	return res.stderr
 }
 
+// editFails is makeFails of fs with its main.loc edited by edits, pairs
+// of text and its replacement.
+func editFails(t *testing.T, fs files, edits []string) string {
+	t.Helper()
+	broken := files{}
+	for k, v := range fs {
+		broken[k] = v
+	}
+	broken["main.loc"] = strings.NewReplacer(edits...).Replace(fs["main.loc"])
+	return makeFails(t, broken)
+}
+
 type result struct {
 	stdout, stderr string
 	code           int

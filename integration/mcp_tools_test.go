@@ -181,7 +181,7 @@ point ::
 point x y = pointPy x y
 
 --' Always fails.
-thrown :: Int -> Int
+thrown :: Int -> <Err> Int
 thrown _ = @throw "this command always fails"
 
 --' Reads standard input.

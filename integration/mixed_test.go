@@ -45,12 +45,12 @@ func TestThreeLanguages(t *testing.T) {
 	}{
 		{[]string{"weight", "H2O"}, "18.015"},
 		{[]string{"capped", "C6H12O6"}, "180.156"},
-		{[]string{"capped", "C6H12O6", "--max", "100"}, "100.0"},
+		{[]string{"capped", "C6H12O6", "--max", "100"}, "100"},
 		{[]string{"stats", "1", "2", "3", "4"}, `{"mean":2.5,"sd":1.2909944487358056}`},
-		{[]string{"scaled", "-f", "2", "1", "2.5"}, "[2.0,5.0]"},
+		{[]string{"scaled", "-f", "2", "1", "2.5"}, "[2,5]"},
 		{[]string{"describe", "-p", "5", "--hydrogens"}, `"5 digits, with hydrogens"`},
 		{[]string{"describe"}, `"3 digits, without hydrogens"`},
-		{[]string{"chain", "C6H12O6", "--factor", "2", "--max", "300"}, "300.0"},
+		{[]string{"chain", "C6H12O6", "--factor", "2", "--max", "300"}, "300"},
 		{[]string{"chain", "H2O", "-f", "0.5"}, "9.0075"},
 		{[]string{"label", "H2O", "CO2"}, `"H2O=18.02, CO2=44.01"`},
 		{[]string{"answer"}, "42"},
@@ -82,10 +82,10 @@ func TestOnlyNeededPoolsStart(t *testing.T) {
 		p.checkClean()
 		return res
 	}
-	if res := noPython("stats", "1", "3"); res.code != 0 || res.stdout != `{"mean":2.0,"sd":1.4142135623730951}`+"\n" {
+	if res := noPython("stats", "1", "3"); res.code != 0 || res.stdout != `{"mean":2,"sd":1.4142135623730951}`+"\n" {
 		t.Errorf("stats (C++ only) without python: exit %d, %q, %q", res.code, res.stdout, res.stderr)
 	}
-	if res := noPython("scaled", "-f", "3", "1"); res.code != 0 || res.stdout != "[3.0]\n" {
+	if res := noPython("scaled", "-f", "3", "1"); res.code != 0 || res.stdout != "[3]\n" {
 		t.Errorf("scaled (C++ only) without python: exit %d, %q, %q", res.code, res.stdout, res.stderr)
 	}
 	if res := noPython("weight", "H2O"); res.code != 1 || !strings.Contains(res.stderr, "python") {

@@ -84,31 +84,24 @@ positive x = ? x > 0 = x : Null
 // and an Int overflow failing the command with its reason.
 func TestOperators(t *testing.T) {
 	p := build(t, operatorFiles)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"area", "2"}, "12.0\n"},
-		{[]string{"stats", "[1, 2, 3]"}, "[3.0,true]\n"},
-		{[]string{"stats", "[1]"}, "[1.0,false]\n"},
+	p.okAll([]cliCase{
+		{[]string{"area", "2"}, "12\n"},
+		{[]string{"stats", "[1, 2, 3]"}, "[3,true]\n"},
+		{[]string{"stats", "[1]"}, "[1,false]\n"},
 		{[]string{"split", "--", "-7", "2"}, "[-4,1]\n"},
 		{[]string{"label", "hey"}, "\"hey!hey\"\n"},
-		{[]string{"clamp", "0", "10", "12.5"}, "10.0\n"},
-		{[]string{"clamp", "--", "0", "10", "-3"}, "0.0\n"},
+		{[]string{"clamp", "0", "10", "12.5"}, "10\n"},
+		{[]string{"clamp", "--", "0", "10", "-3"}, "0\n"},
 		{[]string{"clamp", "0", "10", "4.5"}, "4.5\n"},
 		{[]string{"spread", "[1, 2, 3]"}, "\"narrow\"\n"},
 		{[]string{"spread", "[5, 6]"}, "\"wide\"\n"},
 		{[]string{"ticks", "0"}, "12\n"},
 		{[]string{"steps", "0"}, "103\n"},
-		{[]string{"scaled", "[1, 2, 3]"}, "4.0\n"},
+		{[]string{"scaled", "[1, 2, 3]"}, "4\n"},
 		{[]string{"greet", "bo"}, "\"hi bo, bobo!\"\n"},
 		{[]string{"positive", "3"}, "3\n"},
 		{[]string{"positive", "0"}, ""}, // an absent value prints nothing
-	} {
-		if out := p.ok(c.args...); out != c.want {
-			t.Errorf("%v: %q, want %q", c.args, out, c.want)
-		}
-	}
+	})
 	if msg := p.fails(1, "square", "9999999999"); !strings.Contains(msg, "9999999999 * 9999999999: integer overflow") {
 		t.Errorf("square 9999999999: %q", msg)
 	}
@@ -117,7 +110,7 @@ func TestOperators(t *testing.T) {
 	defer cancel()
 	cs, _ := connectCommand(ctx, t, exec.Command(nexusBin, "mcp", p.launcher), append(os.Environ(), "TMPDIR="+p.tmp))
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stats", Arguments: map[string]any{"_1": []float64{2, 4}}})
-	if err != nil || res.IsError || toolText(res) != "[5.0,true]" {
+	if err != nil || res.IsError || toolText(res) != "[5,true]" {
 		t.Errorf("stats over MCP: %s, %v", toolText(res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "split", Arguments: map[string]any{"_1": 7, "_2": -2}})

@@ -82,7 +82,7 @@ both :: Int -> (Int, Int)
 both x = (double x, inc x)
 
 --' Always fails
-thrown :: Int -> Int
+thrown :: Int -> <Err> Int
 thrown _ = @throw "this command always fails"
 
 --' Computed without any pool

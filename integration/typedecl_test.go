@@ -78,7 +78,7 @@ func TestTypeDeclarations(t *testing.T) {
 			t.Errorf("add --help lacks %q:\n%s", want, help)
 		}
 	}
-	if out := p.ok("grid", "2"); out != "[[0.0,0.0],[0.0,1.0]]\n" {
+	if out := p.ok("grid", "2"); out != "[[0,0],[0,1]]\n" {
 		t.Errorf("grid 2: %q", out)
 	}
 	if out := p.ok("best", `[{"title":"a","score":1},{"title":"b","score":2.5}]`); out != `{"title":"b","score":2.5}`+"\n" {

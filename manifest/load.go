@@ -214,6 +214,20 @@ func (m *Manifest) Validate() error {
 			return fmt.Errorf("function %s result: %w", f.Name, err)
 		}
 	}
+	for i := range m.Defs {
+		d := &m.Defs[i]
+		for j, p := range d.Params {
+			if err := p.Validate(); err != nil {
+				return fmt.Errorf("definition %s argument %d: %w", d.Name, j+1, err)
+			}
+		}
+		if err := d.Return.Validate(); err != nil {
+			return fmt.Errorf("definition %s result: %w", d.Name, err)
+		}
+		if err := m.validateExpr(d.Body, len(d.Params)); err != nil {
+			return fmt.Errorf("definition %s: %w", d.Name, err)
+		}
+	}
 	names := map[string]bool{}
 	for i := range m.Commands {
 		c := &m.Commands[i]
@@ -384,6 +398,10 @@ func (m *Manifest) validateExpr(e *Expr, nvars int) error {
 			return errors.New("field access needs one record and a field")
 		}
 	case Throw:
+	case Intrinsic:
+		if n, ok := Intrinsics[e.Op]; !ok || len(e.Args) != n {
+			return fmt.Errorf("intrinsic @%s with %d arguments is not one the nexus knows", e.Op, len(e.Args))
+		}
 	case MakeList, MakeTuple:
 	case MakeRecord:
 		if len(e.Fields) != len(e.Args) {
@@ -401,8 +419,37 @@ func (m *Manifest) validateExpr(e *Expr, nvars int) error {
 		if len(e.Args) != 3 {
 			return fmt.Errorf("a condition with %d parts; it takes 3", len(e.Args))
 		}
+	case Lambda:
+		if e.Type.Kind != types.Func || len(e.Args) != 1 || e.Ref != nvars {
+			return fmt.Errorf("a lambda needs a function type, a body and its variables numbered from %d", nvars)
+		}
+		return m.validateExpr(e.Args[0], nvars+len(e.Type.Items))
+	case FnRef:
+		if e.Type.Kind != types.Func || e.Ref < 0 || e.Ref >= len(m.Functions) {
+			return fmt.Errorf("a function reference needs a function type and a known function, not %d", e.Ref)
+		}
+		if f := m.Functions[e.Ref]; len(e.Args) != len(f.Args) {
+			return fmt.Errorf("function reference to %s with %d arguments; it takes %d", f.Name, len(e.Args), len(f.Args))
+		}
+		for _, a := range e.Args {
+			if a != nil && a.Kind == Param && (a.Ref < 0 || a.Ref >= len(e.Type.Items)) {
+				return fmt.Errorf("function reference parameter %d out of range", a.Ref)
+			}
+		}
+	case Param:
+		// Checked by its FnRef.
+	case Apply:
+		if e.Ref < 0 || e.Ref >= len(m.Defs) {
+			return fmt.Errorf("call of unknown definition %d", e.Ref)
+		}
+		if d := m.Defs[e.Ref]; len(e.Args) != len(d.Params) {
+			return fmt.Errorf("call of %s with %d arguments; it takes %d", d.Name, len(e.Args), len(d.Params))
+		}
 	case Op:
 		n, ok := Operators[e.Op]
+		if !ok {
+			n, ok = Builtins[e.Op]
+		}
 		if !ok {
 			return fmt.Errorf("unknown operator %q", e.Op)
 		}
@@ -410,7 +457,11 @@ func (m *Manifest) validateExpr(e *Expr, nvars int) error {
 			return fmt.Errorf("operator %s with %d operands; it takes %d", e.Op, len(e.Args), n)
 		}
 	default:
-		return fmt.Errorf("unknown expression kind %q", e.Kind)
+		if ok, err := validateAccess(e); !ok {
+			return fmt.Errorf("unknown expression kind %q", e.Kind)
+		} else if err != nil {
+			return err
+		}
 	}
 	for _, a := range e.Args {
 		if err := m.validateExpr(a, nvars); err != nil {

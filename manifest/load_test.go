@@ -386,8 +386,8 @@ func TestValidateErrors(t *testing.T) {
 		{"expression without type", func(m *Manifest) { m.Command("fail").Body.Type = nil }, "command fail: body: missing type"},
 		{"expression with bad type", func(m *Manifest) { m.Command("fail").Body.Type = &types.Type{Kind: "void"} },
 			`command fail: body: unknown type kind "void"`},
-		{"unknown expression kind", func(m *Manifest) { m.Command("fail").Body.Kind = "lambda" },
-			`command fail: body: unknown expression kind "lambda"`},
+		{"unknown expression kind", func(m *Manifest) { m.Command("fail").Body.Kind = "closure" },
+			`command fail: body: unknown expression kind "closure"`},
 		{"var out of range", func(m *Manifest) { m.Commands[0].Body.Args[1].Ref = 2 }, "command add: body: variable 2 out of range"},
 		{"negative var", func(m *Manifest) { m.Commands[0].Body.Args[0].Ref = -1 }, "command add: body: variable -1 out of range"},
 		{"var in a command without arguments", func(m *Manifest) {

@@ -37,7 +37,10 @@ type Manifest struct {
 	// `source MCP from` declaration, in the order of the program.
 	Servers   []Server   `json:"servers,omitempty"`
 	Functions []Function `json:"functions"`
-	Commands  []Command  `json:"commands"`
+	// Defs are the program's recursive definitions, which an Apply
+	// calls; every other definition is inlined where it is used.
+	Defs     []Def     `json:"defs,omitempty"`
+	Commands []Command `json:"commands"`
 
 	// Dir is the absolute build folder, set by Load; not stored.
 	Dir string `json:"-"`
@@ -130,6 +133,11 @@ type Function struct {
 	Pool   string        `json:"pool"`
 	Args   []*types.Type `json:"args"`
 	Return *types.Type   `json:"return"`
+	// Infix is set for a foreign operator (`source Py ((+) as (<>))`):
+	// Source is the operator's text in the pool's language, which the
+	// pool applies between the two arguments, `a + b`, rather than the
+	// name of a function it calls.
+	Infix bool `json:"infix,omitempty"`
 
 	// For a tool of an MCP server (Pool is MCP) only; Source is then the
 	// tool's name on the server.
@@ -254,7 +262,32 @@ const (
 	// Let computes Args[0] once, then Args[1] with that value as the
 	// next variable (Ref the number of variables before it).
 	Let ExprKind = "let"
+	// Lambda is a function value of Type (a types.Func): called with
+	// len(Type.Items) arguments, it computes Args[0] with them as the
+	// variables Ref, Ref+1, ... after the variables it was made with (Ref
+	// is their number). It is an argument of a builtin Op (`map`).
+	Lambda ExprKind = "lambda"
+	// FnRef is function Ref of a pool, given as an argument to a function
+	// of the same pool that takes a function (`map` in that pool): Args
+	// are the function's arguments, each a Param (an argument of the
+	// FnRef itself) or an expression the nexus computes when it passes
+	// the FnRef (types.FuncRef).
+	FnRef ExprKind = "fnref"
+	// Param is argument Ref of the FnRef it is an argument of.
+	Param ExprKind = "param"
+	// Apply calls the recursive definition Defs[Ref] with Args, which
+	// are its body's variables 0, 1, ...; the nexus evaluates it.
+	Apply ExprKind = "apply"
 )
+
+// Def is a recursive definition of the program: Body computes its value
+// from its arguments, of types Params, as variables 0, 1, ...
+type Def struct {
+	Name   string        `json:"name"`
+	Params []*types.Type `json:"params"`
+	Return *types.Type   `json:"return"`
+	Body   *Expr         `json:"body"`
+}
 
 // Operators are the operators of an Op expression and how many operands
 // each takes.
@@ -262,6 +295,28 @@ var Operators = map[string]int{
 	"+": 2, "-": 2, "*": 2, "/": 2, "//": 2, "%": 2, "**": 2,
 	"==": 2, "!=": 2, "<": 2, "<=": 2, ">": 2, ">=": 2,
 	"&&": 2, "||": 2, "<>": 2, "negate": 1,
+}
+
+// Builtins are the prelude's functions the nexus evaluates itself (an Op
+// expression names one as its operator), with how many arguments each
+// takes. An argument that is a function is a Lambda.
+var Builtins = map[string]int{
+	// root
+	"not": 1, "length": 1, "size": 1, "any": 2, "all": 2, "elem": 2, "concat": 1, "concatMap": 2,
+	"sum": 1, "sort": 1, "groupSort": 1, "sortBy": 2, "filter": 2, "takeWhile": 2, "dropWhile": 2,
+	"scanl": 3, "intersperse": 2, "replicate": 2, "iterate": 3, "groupBy": 2, "enumerate": 1,
+	"find": 2, "partition": 2, "unique": 1, "intercalate": 2, "zipWith": 3, "zip": 2, "unzip": 1,
+	"range": 2, "rangeStep": 3, "map": 2, "fold": 3, "fold1": 2, "safeFold1": 2, "reverse": 1,
+	"show": 1, "cons": 2, "uncons": 1, "snoc": 2, "unsnoc": 1, "uncurry": 2, "uncurry3": 2,
+	"neg": 1, "abs": 1, "inv": 1, "ln": 1, "toReal": 1, "mempty": 0, "zero": 0,
+	"into": 1, "tryInto": 1,
+	// maybe
+	"require": 1, "isNull": 1, "catMaybes": 1,
+	// map
+	"emptyMap": 0, "singleton": 2, "fromList": 1, "toList": 1, "lookup": 2, "member": 2,
+	"insert": 3, "delete": 2, "keys": 1, "values": 1, "union": 2, "unionWith": 3,
+	"intersectionWith": 3, "difference": 2, "mapValues": 2, "mapKeys": 2, "mapWithKey": 2,
+	"filterMap": 2, "foldWithKey": 3,
 }
 
 // Expr is a body expression, with its type as the checker inferred it.
@@ -277,7 +332,7 @@ type Expr struct {
 	Fields  []string `json:"fields,omitempty"`
 	Message string   `json:"message,omitempty"`
 	// Op is an Op's operator: + - * / // % ** == != < <= > >= && || <>
-	// or negate.
+	// or negate; or an Intrinsic's name (intrinsics.go).
 	Op string `json:"op,omitempty"`
 }
 
@@ -291,14 +346,24 @@ func (m *Manifest) PoolsOf(e *Expr, into map[string]bool) {
 
 // EachCall calls fn with the function of every call in e, at any depth, in
 // order; a call of a function m does not have is skipped.
+// The calls of the recursive definitions e applies are e's too, each
+// definition visited once.
 func (m *Manifest) EachCall(e *Expr, fn func(*Function)) {
+	m.eachCall(e, fn, map[int]bool{})
+}
+
+func (m *Manifest) eachCall(e *Expr, fn func(*Function), defs map[int]bool) {
 	if e == nil {
 		return
 	}
 	if e.Kind == Call && e.Ref >= 0 && e.Ref < len(m.Functions) {
 		fn(&m.Functions[e.Ref])
 	}
+	if e.Kind == Apply && e.Ref >= 0 && e.Ref < len(m.Defs) && !defs[e.Ref] {
+		defs[e.Ref] = true
+		m.eachCall(m.Defs[e.Ref].Body, fn, defs)
+	}
 	for _, a := range e.Args {
-		m.EachCall(a, fn)
+		m.eachCall(a, fn, defs)
 	}
 }

@@ -45,6 +45,14 @@ printf '%s\n' \
 	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chain","arguments":{"formula":"C6H12O6","factor":2,"max":300}}}' |
 	"$nexus" mcp ./chem
 
+# A program in the whole language: a local module (stats/main.loc), a
+# record literal, guards, a where clause, an effect, and the prelude's map
+# over a Python function, whose loop runs in the Python pool.
+cd "$examples/survey"
+show "$nexus" make main.loc
+show ./survey summarize plots.csv
+show ./survey grade 120
+
 # Another MCP server's tool as a function of a program: examples/weather
 # calls server-everything (installed by setup under integration/mcpservers)
 # and puts its answer in words with Python; `report` is one command and one

@@ -17,6 +17,10 @@
 // made with the official Go SDK that does the same work in-process (the
 // ceiling for a server without pools), all driven by the SDK's client.
 // `-only mcp` runs just this section.
+//
+// Prelude: `map` of a Python function over 100,000 reals (the loop runs in
+// the pool) beside the same loop written in Python and called once
+// (prelude.go); `-only prelude` runs just this section.
 package main
 
 import (
@@ -36,7 +40,7 @@ func main() {
 	calls := flag.Int("calls", 2000, "trivial calls into each pool")
 	langs := flag.String("langs", "py,cpp,go", "pools to measure in the call benchmark")
 	mcpCalls := flag.Int("mcp-calls", 2000, "tools/call requests to each server in the MCP benchmark")
-	only := flag.String("only", "", "run only one benchmark: startup, calls or mcp")
+	only := flag.String("only", "", "run only one benchmark: startup, calls, mcp or prelude")
 	rawSocket := flag.String("serve-raw", "", "internal: serve the raw gRPC baseline on this socket")
 	mcpCeiling := flag.Bool("serve-mcp-ceiling", false, "internal: serve the MCP ceiling on stdio")
 	flag.Parse()
@@ -54,9 +58,9 @@ func main() {
 		return
 	}
 	switch *only {
-	case "", "startup", "calls", "mcp":
+	case "", "startup", "calls", "mcp", "prelude":
 	default:
-		fmt.Fprintf(os.Stderr, "bench: -only %q: want startup, calls or mcp\n", *only)
+		fmt.Fprintf(os.Stderr, "bench: -only %q: want startup, calls, mcp or prelude\n", *only)
 		os.Exit(2)
 	}
 	run := func(section string) bool { return *only == "" || *only == section }
@@ -69,6 +73,9 @@ func main() {
 	}
 	if err == nil && run("mcp") {
 		err = benchMCP(nexusPath, *mcpCalls)
+	}
+	if err == nil && run("prelude") {
+		err = benchPrelude(nexusPath)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/codegen/check"
 	"github.com/nexus-run/nexus/internal/codegen/diag"
-	"github.com/nexus-run/nexus/internal/codegen/syntax"
+	"github.com/nexus-run/nexus/internal/codegen/module"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -47,8 +47,8 @@ func Compile(path string) (*Program, error) {
 		return nil, ErrorList{{File: path, Line: 1, Col: 1, Msg: err.Error()}}
 	}
 	sink := &diag.Sink{File: path}
-	file := syntax.Parse(string(data), sink)
-	if errs := sink.Errors(); errs != nil {
+	file := module.Load(path, string(data), sink)
+	if errs := sink.Errors(); errs != nil || file == nil {
 		return nil, errs
 	}
 	res := check.Check(file, filepath.Dir(abs), sink)

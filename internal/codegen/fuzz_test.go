@@ -15,6 +15,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add(program("f", "--' with: -m/--mean=.mean\nf :: [Real] -> Summary\nf = summarize"))
 	f.Add(errHeader + "f :: Int\nf = .a [1, \"x\"]")
 	f.Add("module m (*)\nf x = {a = (1, [2]), b = @throw \"x\"}\n")
+	f.Add(person + "class Greet a where\n  greet :: a -> Str\ninstance Greet Person where\n  greet p = show p\ninstance Eq a where\n  (==) a b = true\ntwice :: Greet a => a -> Str\ntwice x = greet x <> greet x\nf :: Person -> Bool\nf p = twice p == twice p")
 	dir := f.TempDir()
 	for name, text := range map[string]string{"chem.py": chemPy, "stats.hpp": statsHpp, "mathx.go": mathxGo} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

@@ -3,12 +3,12 @@ package codegen
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
 )
 
 // Source stubs shared by the tests: small real files in each language.
@@ -74,15 +74,9 @@ func Double(x int) int { return 2 * x }
 // returns the path of main.loc.
 func writeProgram(t *testing.T, loc string) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	dir := writeModules(t, map[string]string{
 		"main.loc": loc, "chem.py": chemPy, "stats.hpp": statsHpp, "mathx.go": mathxGo,
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return filepath.Join(dir, "main.loc")
 }
 
@@ -96,6 +90,43 @@ func compileOK(t *testing.T, loc string) *Program {
 	}
 	validate(t, p.Manifest)
 	return p
+}
+
+// wantBody compiles text after the library, exporting f, and checks f's
+// body (as exprString writes it), its return type (unless ret is empty)
+// and that the body's type is the return type.
+func wantBody(t *testing.T, text, want, ret string) {
+	t.Helper()
+	wantBodyOf(t, program("f", text), want, ret)
+}
+
+// wantBodyOf is wantBody for a whole program, without the library.
+func wantBodyOf(t *testing.T, src, want, ret string) {
+	t.Helper()
+	p := compileOK(t, src)
+	c := p.Manifest.Commands[0]
+	if got := exprString(p.Manifest, c.Body); got != want {
+		t.Errorf("body %s, want %s", got, want)
+	}
+	if ret != "" && c.Return.String() != ret {
+		t.Errorf("return %s, want %s", c.Return, ret)
+	}
+	if !types.Equal(c.Body.Type, c.Return) && !(c.Return.Kind == types.Optional && types.Equal(c.Body.Type, c.Return.Elem)) {
+		t.Errorf("body type %s, return %s", c.Body.Type, c.Return)
+	}
+}
+
+// wantError compiles src, expecting it to fail, and checks that one of
+// its errors starts with want ("line:col: message").
+func wantError(t *testing.T, src, want string) {
+	t.Helper()
+	errs := compileErrors(t, src)
+	for _, e := range errs {
+		if strings.HasPrefix(e, want) {
+			return
+		}
+	}
+	t.Errorf("no error %q among:\n%s", want, strings.Join(errs, "\n"))
 }
 
 // compileErrors compiles loc, expecting it to fail, and returns the errors
@@ -151,7 +182,9 @@ func validate(t *testing.T, m *manifest.Manifest) {
 }
 
 // exprString writes a body compactly: calls by function name, $i for
-// argument i, literals as JSON.
+// argument i, literals as JSON, a Real literal always with a decimal point
+// or an exponent (2.0, where the manifest has 2) so a body shows which
+// literals became Reals.
 func exprString(m *manifest.Manifest, e *manifest.Expr) string {
 	if e == nil {
 		return "<nil>"
@@ -162,7 +195,7 @@ func exprString(m *manifest.Manifest, e *manifest.Expr) string {
 	}
 	switch e.Kind {
 	case manifest.Lit:
-		return string(e.Value)
+		return litString(e.Type, e.Value)
 	case manifest.Var:
 		return fmt.Sprintf("$%d", e.Ref)
 	case manifest.Call:
@@ -184,13 +217,88 @@ func exprString(m *manifest.Manifest, e *manifest.Expr) string {
 		return "if(" + strings.Join(args, ", ") + ")"
 	case manifest.Let:
 		return "let(" + args[0] + " in " + args[1] + ")"
+	case manifest.Intrinsic:
+		return "@" + e.Op + "(" + strings.Join(args, ", ") + ")"
+	case manifest.Item:
+		return fmt.Sprintf(".%d(%s)", e.Ref, args[0])
+	case manifest.Index:
+		return "index(" + strings.Join(args, ", ") + ")"
+	case manifest.Slice:
+		return "slice(" + strings.Join(args, ", ") + ")"
+	case manifest.Set:
+		if e.Field != "" {
+			return "set(" + args[0] + ", ." + e.Field + " = " + args[1] + ")"
+		}
+		return fmt.Sprintf("set(%s, .%d = %s)", args[0], e.Ref, args[1])
 	case manifest.Op:
-		if len(args) == 1 {
-			return e.Op + "(" + args[0] + ")"
+		if _, builtin := manifest.Builtins[e.Op]; builtin || len(args) != 2 {
+			return e.Op + "(" + strings.Join(args, ", ") + ")"
 		}
 		return "(" + args[0] + " " + e.Op + " " + args[1] + ")"
+	case manifest.Lambda:
+		return fmt.Sprintf("\\%d:%d -> %s", e.Ref, len(e.Type.Items), args[0])
+	case manifest.FnRef:
+		return "&" + m.Functions[e.Ref].Name + "(" + strings.Join(args, ", ") + ")"
+	case manifest.Param:
+		return fmt.Sprintf("#%d", e.Ref)
+	case manifest.Apply:
+		return fmt.Sprintf("apply%d(%s)", e.Ref, strings.Join(args, ", "))
 	}
 	return "?" + string(e.Kind)
+}
+
+// litString writes a literal's JSON with every Real in it marked by a
+// decimal point or an exponent (2.0, where the manifest has 2), so a body
+// shows which literals became Reals; JSON it cannot read as t stays as is.
+func litString(t *types.Type, data []byte) string {
+	v, err := types.FromJSON(t, data)
+	if err != nil {
+		return string(data)
+	}
+	return markReals(t, v)
+}
+
+// markReals writes v, a value of type t, as compact JSON, a Real always
+// with a decimal point or an exponent.
+func markReals(t *types.Type, v any) string {
+	switch t.Kind {
+	case types.Real:
+		s := string(jsonOrError(types.ToJSON(t, v)))
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0"
+		}
+		return s
+	case types.Optional:
+		if v != nil {
+			return markReals(t.Elem, v)
+		}
+	case types.List, types.Tuple:
+		n, _ := types.Len(v)
+		items := make([]string, n)
+		for i := range items {
+			et := t.Elem
+			if t.Kind == types.Tuple {
+				et = t.Items[i]
+			}
+			items[i] = markReals(et, types.Index(v, i))
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	case types.Record:
+		m, _ := v.(map[string]any)
+		fields := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = fmt.Sprintf("%q:%s", f.Name, markReals(f.Type, m[f.Name]))
+		}
+		return "{" + strings.Join(fields, ",") + "}"
+	}
+	return string(jsonOrError(types.ToJSON(t, v)))
+}
+
+func jsonOrError(b []byte, err error) []byte {
+	if err != nil {
+		return []byte(err.Error())
+	}
+	return b
 }
 
 // argString writes an argument's command-line shape compactly.
@@ -207,7 +315,7 @@ func argString(a manifest.Arg) string {
 	field("long", a.Long)
 	field("falseShort", a.FalseShort)
 	field("falseLong", a.FalseLong)
-	field("default", string(a.Default))
+	field("default", litString(a.Type, a.Default))
 	field("metavar", a.Metavar)
 	field("field", a.Field)
 	field("type", a.Type.String())

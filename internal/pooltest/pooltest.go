@@ -10,6 +10,7 @@ package pooltest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -101,6 +102,32 @@ func Call(t testing.TB, s *pool.Supervisor, m *manifest.Manifest, id int, args .
 	return v, nil
 }
 
+// Case is a call of function ID with Args (canonical values), whose
+// result, as JSON text, is Want. An alias of a struct type, so that a
+// table of them may be written without field names.
+type Case = struct {
+	Name string
+	ID   int
+	Args []any
+	Want string
+}
+
+// CheckCalls runs each case as a subtest of t.
+func CheckCalls(t *testing.T, s *pool.Supervisor, m *manifest.Manifest, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			got, err := Call(t, s, m, c.ID, c.Args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, _ := json.Marshal(got); string(g) != c.Want {
+				t.Errorf("got %s, want %s", g, c.Want)
+			}
+		})
+	}
+}
+
 // Children lists the live (not zombie) processes whose parent is this
 // test process, as "pid command".
 func Children() []string {
@@ -131,11 +158,13 @@ func Children() []string {
 }
 
 // Fn is one function of a test program: its name in the source, its
-// argument types and its result type.
+// argument types and its result type. File, when set, is its source file
+// instead of the program's (sourced.PreludeFile for a prelude loop).
 type Fn struct {
 	Source string
 	Args   []*types.Type
 	Return *types.Type
+	File   string
 }
 
 // Writer is a pool generator's Write (python.Write, cpp.Write, golang.Write).
@@ -155,6 +184,9 @@ func Program(root, lang, src string, write Writer, fns []Fn) (*manifest.Manifest
 	served := make([]sourced.Function, len(m.Functions))
 	for i := range m.Functions {
 		served[i] = sourced.Function{Spec: &m.Functions[i], File: src}
+		if fns[i].File != "" {
+			served[i].File = fns[i].File
+		}
 	}
 	cmd, err := write(filepath.Join(build, "pools", lang), build, served)
 	if err != nil {

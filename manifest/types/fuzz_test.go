@@ -141,25 +141,7 @@ func normalize(t *Type, v any) any {
 }
 
 func hasStrMap(t *Type) bool {
-	switch t.Kind {
-	case Map:
-		return t.Key.Kind == Str || hasStrMap(t.Key) || hasStrMap(t.Elem)
-	case List, Optional:
-		return hasStrMap(t.Elem)
-	case Tuple:
-		for _, it := range t.Items {
-			if hasStrMap(it) {
-				return true
-			}
-		}
-	case Record:
-		for _, f := range t.Fields {
-			if hasStrMap(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
+	return Holds(t, func(u *Type) bool { return u.Kind == Map && u.Key.Kind == Str })
 }
 
 // The normalisation above must not hide real differences.

@@ -17,6 +17,9 @@ import (
 // canonical form. The error names where in the value the mismatch is.
 func FromJSON(t *Type, data []byte) (any, error) {
 	if v, ok := parseFast(t, data); ok {
+		if err := CheckWidths(t, v); err != nil {
+			return nil, err
+		}
 		return v, nil
 	}
 	raw, err := DecodeJSON(data)
@@ -47,6 +50,9 @@ func DecodeJSON(data []byte) (any, error) {
 func FromJSONValue(t *Type, v any) (any, error) {
 	out, err := fromJSON(t, v)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckWidths(t, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -201,6 +207,8 @@ func fromJSON(t *Type, v any) (any, error) {
 		return recordFromJSON(t, v)
 	case JSON:
 		return jsonTextFromValue(v)
+	case Handle:
+		return nil, handleFromJSON(t)
 	default:
 		return nil, fmt.Errorf("unknown type kind %q", t.Kind)
 	}
@@ -403,7 +411,7 @@ func recordFromJSON(t *Type, v any) (any, error) {
 
 // ToJSON writes v, a canonical value of type t, as compact JSON: records in
 // field order, maps in entry order, strings as UTF-8 without HTML escaping,
-// reals always with a decimal point or exponent. A NaN or an infinity
+// reals as Morloc prints them (appendReal: 42, 0.5, 1e+15). A NaN or an infinity
 // anywhere in v is a *NonFiniteError saying where: JSON cannot carry one.
 func ToJSON(t *Type, v any) ([]byte, error) {
 	return AppendJSON(nil, t, v)
@@ -433,6 +441,10 @@ func AppendJSON(buf []byte, t *Type, v any) ([]byte, error) {
 		}
 	case Unit:
 		return append(buf, "null"...), nil
+	case Handle:
+		if h, ok := v.(*HandleValue); ok {
+			return appendString(buf, h.Path), nil
+		}
 	case JSON:
 		// Valid compact JSON already, by the definition of JSONText.
 		if s, ok := v.(JSONText); ok && s != "" {
@@ -581,21 +593,35 @@ func appendInt(buf []byte, i int64) []byte { return strconv.AppendInt(buf, i, 10
 // finite reports whether f is neither NaN nor an infinity.
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-// appendReal writes f, which is finite, the way Python's json module does
-// (float.__repr__), so a Real keeps looking like one (1.0, not 1;
-// 1000000.0, not 1e+06).
+// maxWholeReal bounds the whole reals written as integers: Morloc prints a
+// Real with C's %.15g, which writes every whole number below 1e15 as its
+// digits and switches to an exponent at 1e15. Below it an integer-valued
+// float64 is exact, so int64 conversion loses nothing.
+const maxWholeReal = 1e15
+
+// appendReal writes f, which is finite, as Morloc prints a Real (digest
+// section 9): a whole real below 1e15 in magnitude as an integer (42, not
+// 42.0; -0.0 as -0, as %.15g writes it); any other real in the shortest
+// form that reads back exactly, in decimal unless its exponent is below -4
+// or at least 15, then in %g's exponent layout (1e+15, 1.5e-07). The digits
+// stay the shortest exact ones rather than %.15g's fifteen, so a value
+// survives printing and reading (0.1+0.2 prints 0.30000000000000004).
+// JSON still reads 42 as a Real where a Real is expected.
 func appendReal(buf []byte, f float64) []byte {
-	// Python writes plain decimals for exponents -4 through 15 and
-	// scientific notation (1e+16, 1e-05) outside them.
-	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e16) {
+	a := math.Abs(f)
+	if a < maxWholeReal && f == math.Trunc(f) {
+		if f == 0 && math.Signbit(f) {
+			return append(buf, "-0"...)
+		}
+		return strconv.AppendInt(buf, int64(f), 10)
+	}
+	// Comparing the value decides the layout as the exponent of its
+	// shortest digits would: parsing rounds monotonically, so those digits
+	// are below 1e-4 (or 1e15) exactly when f is.
+	if a < 1e-4 || a >= maxWholeReal {
 		return strconv.AppendFloat(buf, f, 'e', -1, 64)
 	}
-	start := len(buf)
-	buf = strconv.AppendFloat(buf, f, 'f', -1, 64)
-	if bytes.IndexByte(buf[start:], '.') >= 0 {
-		return buf
-	}
-	return append(buf, ".0"...)
+	return strconv.AppendFloat(buf, f, 'f', -1, 64)
 }
 
 const hexDigits = "0123456789abcdef"

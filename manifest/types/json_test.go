@@ -237,10 +237,10 @@ func TestToJSON(t *testing.T) {
 		{"unit", UnitType, nil, `null`},
 		{"optional null", OptionalOf(IntType), nil, `null`},
 		{"optional value", OptionalOf(IntType), int64(3), `3`},
-		{"optional real", OptionalOf(RealType), 2.0, `2.0`},
+		{"optional real", OptionalOf(RealType), 2.0, `2`},
 		{"list", ListOf(IntType), []any{int64(1), int64(2)}, `[1,2]`},
 		{"list empty", ListOf(IntType), []any{}, `[]`},
-		{"list of reals", ListOf(RealType), []any{1.0, 2.5}, `[1.0,2.5]`},
+		{"list of reals", ListOf(RealType), []any{1.0, 2.5}, `[1,2.5]`},
 		{"list of optionals", ListOf(OptionalOf(StrType)), []any{nil, "a"}, `[null,"a"]`},
 		{"tuple", TupleOf(IntType, ListOf(StrType)), []any{int64(1), []any{"a", "b"}}, `[1,["a","b"]]`},
 		{"map str in entry order", MapOf(StrType, IntType), []Pair{{"b", int64(1)}, {"a", int64(2)}}, `{"b":1,"a":2}`},
@@ -253,7 +253,7 @@ func TestToJSON(t *testing.T) {
 		{"record in field order", point, map[string]any{"y": int64(2), "x": int64(1)}, `{"x":1,"y":2}`},
 		{"record with every field", entry,
 			map[string]any{"at": map[string]any{"y": int64(2), "x": int64(1)}, "note": "hi", "tags": []any{"a"}, "score": 1.0, "name": "n"},
-			`{"name":"n","score":1.0,"tags":["a"],"note":"hi","at":{"x":1,"y":2}}`},
+			`{"name":"n","score":1,"tags":["a"],"note":"hi","at":{"x":1,"y":2}}`},
 		{"record missing optional", entry, map[string]any{"name": "n", "score": 0.5, "tags": []any{}},
 			`{"name":"n","score":0.5,"tags":[],"note":null,"at":null}`},
 	}
@@ -270,32 +270,50 @@ func TestToJSON(t *testing.T) {
 	}
 }
 
-// Reals are written as Python's json module writes them (float.__repr__).
+// Reals are written as Morloc prints them (digest section 9): whole reals
+// below 1e15 as integers, others in their shortest exact digits, with an
+// exponent (two digits at least, as C's %g) below 1e-4 and from 1e15 on.
 func TestToJSONReal(t *testing.T) {
 	cases := []struct {
 		v    float64
 		want string
 	}{
-		{1, "1.0"},
-		{3, "3.0"},
-		{-2, "-2.0"},
-		{0, "0.0"},
-		{math.Copysign(0, -1), "-0.0"},
+		// A whole real below 1e15 is an integer.
+		{42, "42"},
+		{1, "1"},
+		{-9, "-9"},
+		{0, "0"},
+		{math.Copysign(0, -1), "-0"},
+		{4.2e5, "420000"},
+		{1e6, "1000000"},
+		{123456789, "123456789"},
+		{9007199254740, "9007199254740"},
+		{999999999999999, "999999999999999"},
+		{-999999999999999, "-999999999999999"},
+		// Other reals keep their shortest exact digits, in decimal for
+		// exponents -4 through 14.
 		{1.5, "1.5"},
 		{-0.25, "-0.25"},
 		{0.1, "0.1"},
+		{3.14, "3.14"},
+		{0.042, "0.042"},
+		{-0.002, "-0.002"},
+		{0.30000000000000004, "0.30000000000000004"}, // 0.1 + 0.2 at run time
+		{1.0 / 3.0, "0.3333333333333333"},
 		{0.0001, "0.0001"},
+		{123456.789, "123456.789"},
+		{999999999999999.9, "999999999999999.9"},
+		// Exponent form below 1e-4 and from 1e15, whole or not.
 		{9.999e-05, "9.999e-05"},
 		{1e-5, "1e-05"},
-		{2.5e-7, "2.5e-07"},
-		{1e6, "1000000.0"},
-		{1234567, "1234567.0"},
-		{123456789, "123456789.0"},
-		{1e15, "1000000000000000.0"},
-		{9999999999999998, "9999999999999998.0"},
+		{1.5e-7, "1.5e-07"},
+		{-2.5e-7, "-2.5e-07"},
+		{1e15, "1e+15"},
+		{-1e15, "-1e+15"},
+		{1e15 + 0.5, "1.0000000000000005e+15"},
+		{9999999999999998, "9.999999999999998e+15"},
 		{1e16, "1e+16"},
-		{1e21, "1e+21"},
-		{1e22, "1e+22"},
+		{6.022e23, "6.022e+23"},
 		{1e300, "1e+300"},
 		{-1e100, "-1e+100"},
 		{5e-324, "5e-324"},
@@ -369,7 +387,7 @@ func TestAppendJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(out) != "result: [1.0,0.5]" {
+	if string(out) != "result: [1,0.5]" {
 		t.Errorf("AppendJSON = %q", out)
 	}
 	out, err = AppendJSON([]byte("x"), ListOf(IntType), []any{int64(1), "two"})
@@ -476,8 +494,10 @@ func TestJSONCanonicalForm(t *testing.T) {
 	}{
 		{IntType, `3.0`, `3`},
 		{IntType, `1e3`, `1000`},
-		{RealType, `3`, `3.0`},
-		{RealType, `1000000`, `1000000.0`},
+		{RealType, `3.0`, `3`},
+		{RealType, `4.2E5`, `420000`},
+		{RealType, `1e15`, `1e+15`},
+		{RealType, `-0.0`, `-0`},
 		{StrType, `"\u00e9\/\u003c"`, `"é/<"`},
 		{MapOf(StrType, IntType), `{"b": 1, "a": 2}`, `{"a":2,"b":1}`},
 		{MapOf(IntType, IntType), `[[2, 1], [1, 2]]`, `[[2,1],[1,2]]`},

@@ -120,6 +120,14 @@ func encodeValue(enc *msgpack.Encoder, t *Type, v any, packed bool) error {
 			return enc.EncodeNil()
 		}
 		return encodeValue(enc, t.Elem, v, packed)
+	case Func:
+		if f, ok := v.(*FuncRef); ok {
+			return encodeFuncRef(enc, f)
+		}
+	case Handle:
+		if h, ok := v.(*HandleValue); ok {
+			return enc.EncodeString(h.Path)
+		}
 	case List, Tuple:
 		n, ok := Len(v)
 		if !ok || (t.Kind == Tuple && n != len(t.Items)) {
@@ -644,4 +652,25 @@ func isArray(c byte) bool {
 
 func isMap(c byte) bool {
 	return msgpcode.IsFixedMap(c) || c == msgpcode.Map16 || c == msgpcode.Map32
+}
+
+// encodeFuncRef writes f as [id, [slots...], [captured...]], each
+// captured value encoded already.
+func encodeFuncRef(enc *msgpack.Encoder, f *FuncRef) error {
+	if err := enc.EncodeArrayLen(3); err != nil {
+		return err
+	}
+	if err := enc.EncodeInt(int64(f.ID)); err != nil {
+		return err
+	}
+	if err := enc.EncodeArrayLen(len(f.Slots)); err != nil {
+		return err
+	}
+	if err := encodeItems(enc, f.Slots, func(enc *msgpack.Encoder, s int) error { return enc.EncodeInt(int64(s)) }); err != nil {
+		return err
+	}
+	if err := enc.EncodeArrayLen(len(f.Captured)); err != nil {
+		return err
+	}
+	return encodeItems(enc, f.Captured, func(enc *msgpack.Encoder, raw msgpack.RawMessage) error { return enc.Encode(raw) })
 }

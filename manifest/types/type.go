@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Kind names the shape of a Type. The comment on each kind gives the
@@ -29,6 +31,25 @@ const (
 	Tuple    Kind = "tuple"    // []any, one value per item
 	Record   Kind = "record"   // map[string]any keyed by field name
 	JSON     Kind = "json"     // JSONText
+	// Func is a function taking Items and returning Elem. Its values are
+	// FuncRefs: a pool function of the pool that receives it, with some
+	// of its arguments given. It appears only as an argument of a pool
+	// function that takes a function (a higher-order function).
+	Func Kind = "func" // FuncRef
+	// Var is a type variable, named by Name, of a generic signature. The
+	// front end replaces every one by a type before it writes a manifest,
+	// which never holds one. With Items it is a higher-kinded variable
+	// applied to them (`f a` in `Functor f`).
+	Var Kind = "var"
+	// Con is a type constructor given some of its arguments, what a
+	// higher-kinded variable stands for: Name is the constructor (List,
+	// Optional, Map or a program's parameterized record or newtype),
+	// Items the arguments given (`Map Str`), Elem a program type's
+	// template (the type at its own parameters). Front end only, like Var.
+	Con Kind = "con"
+	// Handle is an open file or stream (handle.go), named by Name (IFile,
+	// IStream or OStream) with elements of type Elem.
+	Handle Kind = "handle" // *HandleValue
 )
 
 // JSONText is the canonical form of a value of type Json (any JSON value:
@@ -46,13 +67,42 @@ type Type struct {
 	Key *Type `json:"key,omitempty"`
 	// Items are the item types of a Tuple.
 	Items []*Type `json:"items,omitempty"`
-	// Name, Doc, Fields and Langs describe a Record.
+	// Name, Doc, Fields and Langs describe a Record. On another kind,
+	// Name is a newtype's (`newtype Path = Str`): a type of its own with
+	// the form of its kind.
 	Name   string   `json:"name,omitempty"`
 	Doc    []string `json:"doc,omitempty"`
 	Fields []Field  `json:"fields,omitempty"`
 	// Langs maps a pool language ("py", "cpp", "go") to the record's type
-	// name in that language, from `record Py => Name = "dict"`.
+	// name in that language, from `record Py => Name = "dict"`, or to
+	// GenerateStruct.
 	Langs map[string]string `json:"langs,omitempty"`
+	// Width is a sized number type's name (I8 ... U64, F32, F64) on an
+	// Int or a Real: the same type to the checker, whose values are
+	// range-checked where they enter (width.go).
+	Width string `json:"width,omitempty"`
+	// Applied is, on a program's parameterized record or newtype at some
+	// arguments (`Pair Int Str`), the constructor with all of them (a
+	// Con), so a higher-kinded variable can match it. Front end only.
+	Applied *Type `json:"-" msgpack:"-"`
+	// Packs is, on a newtype with a Packable instance (`instance Packable
+	// Str Path`), how a pool language turns the value's wire form (its
+	// body, what the nexus keeps) into the language's native form and
+	// back, by language ("py"). Every use of the newtype shares the map.
+	// A language without an entry takes the body's native form.
+	Packs map[string]*Packing `json:"packs,omitempty"`
+}
+
+// Packing is a newtype's Packable instance in one pool language: two
+// functions of the pool, by manifest function id, that the pool applies
+// to every value of the newtype it receives (Pack, wire form to native)
+// and returns (Unpack, native to wire form).
+type Packing struct {
+	// Native is the newtype's type in the language, from its type map
+	// (`type Py => Path = "pathlib.Path"`), or "" without one.
+	Native string `json:"native,omitempty"`
+	Pack   int    `json:"pack"`
+	Unpack int    `json:"unpack"`
 }
 
 // Field is one field of a record.
@@ -63,6 +113,13 @@ type Field struct {
 	// Default is the field's default as JSON, or empty when it has none.
 	Default json.RawMessage `json:"default,omitempty"`
 }
+
+// GenerateStruct as a record's type in a language (`record Cpp => Person =
+// "struct"`, Morloc's spelling) asks for the language's own form of the
+// record instead of a type the user declares: C++ gets a struct generated
+// under the record's name, Python a plain dict, Go the struct the function
+// declares, whatever its name.
+const GenerateStruct = "struct"
 
 // Pair is one entry of a Map value.
 type Pair struct {
@@ -108,6 +165,22 @@ func (t *Type) String() string {
 	if t == nil {
 		return "<nil type>"
 	}
+	if t.Kind == Handle {
+		return handleString(t)
+	}
+	if t.Kind == Var || t.Kind == Con {
+		s := t.Name
+		for _, it := range t.Items {
+			s += " " + it.atom()
+		}
+		return s
+	}
+	if t.Name != "" {
+		return t.Name
+	}
+	if t.Width != "" {
+		return t.Width
+	}
 	switch t.Kind {
 	case Int:
 		return "Int"
@@ -135,8 +208,34 @@ func (t *Type) String() string {
 		return "(" + strings.Join(parts, ", ") + ")"
 	case Record:
 		return t.Name
+	case Func:
+		parts := make([]string, 0, len(t.Items)+1)
+		for _, it := range t.Items {
+			if it.Kind == Func {
+				parts = append(parts, "("+it.String()+")")
+			} else {
+				parts = append(parts, it.String())
+			}
+		}
+		return strings.Join(append(parts, t.Elem.String()), " -> ")
 	}
 	return string(t.Kind)
+}
+
+// FuncOf returns params... -> result.
+func FuncOf(result *Type, params ...*Type) *Type {
+	return &Type{Kind: Func, Items: params, Elem: result}
+}
+
+// FuncRef is a value of a Func type: the pool function ID, called with
+// arguments laid out by Slots, one per argument of the function: -1 for
+// the next of Captured (a value the nexus computed, msgpack-encoded as
+// that argument's type), or the index of an argument of the FuncRef
+// itself. `map (scale 2.0) xs` passes scale as {ID, [-1, 0], [2.0]}.
+type FuncRef struct {
+	ID       int
+	Slots    []int
+	Captured []msgpack.RawMessage
 }
 
 // Nullable reports whether null is a value of t (an Optional or Unit), so
@@ -148,7 +247,7 @@ func (t *Type) Nullable() bool {
 // atom is String with parentheses around types that need them as an argument
 // of another type constructor.
 func (t *Type) atom() string {
-	if t != nil && t.Kind == Map {
+	if t != nil && (t.Kind == Map || t.Kind == Func || t.Kind == Handle || (t.Kind == Var || t.Kind == Con) && len(t.Items) > 0) {
 		return "(" + t.String() + ")"
 	}
 	return t.String()
@@ -163,6 +262,8 @@ func (t *Type) Validate() error {
 	switch t.Kind {
 	case Int, Real, Str, Bool, Unit, JSON:
 		return nil
+	case Handle:
+		return validHandle(t)
 	case List, Optional:
 		if t.Elem == nil {
 			return fmt.Errorf("%s type without an element type", t.Kind)
@@ -209,6 +310,16 @@ func (t *Type) Validate() error {
 			}
 		}
 		return nil
+	case Func:
+		if t.Elem == nil {
+			return fmt.Errorf("function type without a result type")
+		}
+		for _, it := range append([]*Type{t.Elem}, t.Items...) {
+			if err := it.Validate(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown type kind %q", t.Kind)
 }
@@ -228,17 +339,45 @@ func SameFields(a, b *Type) bool {
 	return true
 }
 
+// Holds reports whether t or a type inside it (an element, key, item or
+// field type; not a function's) is one for which is returns true.
+func Holds(t *Type, is func(*Type) bool) bool {
+	if is(t) {
+		return true
+	}
+	switch t.Kind {
+	case List, Optional:
+		return Holds(t.Elem, is)
+	case Map:
+		return Holds(t.Key, is) || Holds(t.Elem, is)
+	case Tuple:
+		for _, it := range t.Items {
+			if Holds(it, is) {
+				return true
+			}
+		}
+	case Record:
+		for _, f := range t.Fields {
+			if Holds(f.Type, is) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Equal reports whether a and b are the same type. Records are compared by
-// name, since codegen gives every record a unique name.
+// name, since codegen gives every record a unique name; a newtype is
+// equal to itself only, not to its body.
 func Equal(a, b *Type) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if a.Kind != b.Kind {
+	if a.Kind != b.Kind || a.Name != b.Name {
 		return false
 	}
 	switch a.Kind {
-	case List, Optional:
+	case List, Optional, Handle:
 		return Equal(a.Elem, b.Elem)
 	case Map:
 		return Equal(a.Key, b.Key) && Equal(a.Elem, b.Elem)
@@ -254,6 +393,15 @@ func Equal(a, b *Type) bool {
 		return true
 	case Record:
 		return a.Name == b.Name
+	case Func, Var, Con:
+		if len(a.Items) != len(b.Items) || !Equal(a.Elem, b.Elem) {
+			return false
+		}
+		for i := range a.Items {
+			if !Equal(a.Items[i], b.Items[i]) {
+				return false
+			}
+		}
 	}
 	return true
 }

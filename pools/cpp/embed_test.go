@@ -9,7 +9,7 @@ import (
 )
 
 func TestReadFile(t *testing.T) {
-	for _, name := range []string{Header, Source} {
+	for _, name := range []string{Header, Prelude, Source} {
 		got, err := ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

@@ -69,7 +69,8 @@ func (s *server) call(ctx context.Context, req *proto.CallRequest) *proto.CallRe
 }
 
 // run calls f with the msgpack array args and returns its msgpack result.
-// A panic in f is returned as a *PanicError.
+// A panic in f is returned as a *PanicError, or as the *FuncError it
+// panicked with (see FuncError).
 func run(ctx context.Context, f Function, args []byte) (result []byte, err error) {
 	dec := msgpack.GetDecoder()
 	defer msgpack.PutDecoder(dec)
@@ -87,7 +88,7 @@ func run(ctx context.Context, f Function, args []byte) (result []byte, err error
 	enc.Reset(&buf)
 	defer func() {
 		if v := recover(); v != nil {
-			result, err = nil, &PanicError{Value: v, Stack: userStack(debug.Stack())}
+			result, err = nil, recovered(v, debug.Stack())
 		}
 	}()
 	if err := f.Call(ctx, dec, enc); err != nil {

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 import grpc
 
-from nexus_pool import convert, plugin, progress, server, service, wire
+from nexus_pool import convert, operators, plugin, progress, server, service, wire
 
 
 class Wire(unittest.TestCase):
@@ -96,6 +96,33 @@ class Wire(unittest.TestCase):
             wire.decode_call_request(b"\x12\x05ab")
 
 
+class Operators(unittest.TestCase):
+    """A foreign operator applies its text between the operands."""
+
+    def test_symbols_and_keywords(self) -> None:
+        cases = [
+            ("+", 2, 3, 5),
+            ("+", "ab", "c", "abc"),
+            ("//", -7, 2, -4),
+            ("%", -7, 2, 1),
+            ("**", 2, 10, 1024),
+            ("<=", 3, 3, True),
+            ("and", True, False, False),
+            ("or", False, True, True),
+            ("in", 2, [1, 2], True),
+            ("not in", 2, [1, 2], False),
+            ("is not", None, 1, True),
+        ]
+        for text, a, b, want in cases:
+            with self.subTest(text=text):
+                self.assertEqual(operators.infix(text, "op")(a, b), want)
+
+    def test_not_an_operator(self) -> None:
+        with self.assertRaises(SystemExit) as raised:
+            operators.infix("===", "triple")
+        self.assertIn("'===' is not a Python operator (sourced as triple)", str(raised.exception))
+
+
 class Progress(unittest.TestCase):
     def test_outside_a_call_does_nothing(self) -> None:
         progress.progress(1, 2, "x")  # no call: no error, nothing sent
@@ -166,6 +193,8 @@ RECORDS = {
     "Point": ("Point", [("x", "real"), ("y", "real")]),
     "Plain": (None, [("p", ("record", "Point"))]),
     "Flat": ("dict", [("n", "int")]),
+    # record Py => Generated = "struct": Python's own form, a dict.
+    "Generated": ("struct", [("n", "int")]),
 }
 
 
@@ -173,9 +202,106 @@ def lookup(name: str) -> type:
     return {"Point": Point}[name]
 
 
+class FunctionRef(unittest.TestCase):
+    """A "func" argument, [id, slots, captured], is the pool's function id
+    called with the captured values (converted as its arguments) and the
+    caller's arguments where its slots say."""
+
+    def setUp(self) -> None:
+        def scale(k: float, x: float) -> float:
+            return k * x
+
+        def pair(a: Any, b: Any) -> tuple:
+            return (a, b)
+
+        tuple_of_two = convert.to_python(("tuple", ["int", "int"]), {}, lambda n: object)
+        convert.FUNCTIONS.clear()
+        convert.FUNCTIONS.update(
+            {
+                1: service.Entry(name="scale", fn=scale, args=[None, None], result=None, pairs=False),
+                2: service.Entry(name="pair", fn=pair, args=[tuple_of_two, None], result=None, pairs=False),
+            }
+        )
+        self.scale = scale
+
+    def tearDown(self) -> None:
+        convert.FUNCTIONS.clear()
+
+    def test_the_function_itself(self) -> None:
+        f = convert.function_ref([1, [0, 1], []])
+        self.assertIs(f, self.scale)
+
+    def test_leading_values_given(self) -> None:
+        f = convert.function_ref([1, [-1, 0], [2.5]])
+        self.assertEqual(list(map(f, [1.0, 2.0])), [2.5, 5.0])
+
+    def test_values_in_any_place_converted(self) -> None:
+        f = convert.function_ref([2, [-1, 0], [[1, 2]]])
+        self.assertEqual(f("x"), ((1, 2), "x"))
+        g = convert.function_ref([2, [0, -1], ["y"]])
+        self.assertEqual(g((3, 4)), ((3, 4), "y"))
+        h = convert.function_ref([1, [1, 0], []])
+        self.assertEqual(h(10.0, 3.0), 30.0)
+
+    def test_unknown_function(self) -> None:
+        with self.assertRaisesRegex(ValueError, "function 9, which this pool does not have"):
+            convert.function_ref([9, [0], []])
+
+    def test_prelude_loops(self) -> None:
+        from nexus_pool import prelude
+
+        f = convert.function_ref([1, [-1, 0], [2.0]])
+        self.assertEqual(prelude.morloc_map(f, [1.0, 2.0]), [2.0, 4.0])
+        self.assertEqual(prelude.morloc_filter(lambda x: x > 1, [0, 2, 3]), [2, 3])
+        self.assertEqual(prelude.morloc_fold(lambda a, x: a * 10 + x, 0, [1, 2, 3]), 123)
+        self.assertEqual(prelude.morloc_zipWith(lambda a, b: a - b, [5, 6, 7], [1, 2]), [4, 4])
+        self.assertEqual((prelude.morloc_any(bool, [0, 1]), prelude.morloc_all(bool, [0, 1])), (True, False))
+        self.assertEqual((prelude.morloc_find(lambda x: x > 1, [1, 2, 3]), prelude.morloc_find(bool, [0])), (2, None))
+        self.assertEqual(prelude.morloc_concatMap(lambda x: [x, x], [1, 2]), [1, 1, 2, 2])
+        self.assertEqual(prelude.morloc_partition(lambda x: x % 2, [1, 2, 3]), ([1, 3], [2]))
+        self.assertEqual(prelude.morloc_takeWhile(lambda x: x < 3, [1, 2, 3, 1]), [1, 2])
+        self.assertEqual(prelude.morloc_dropWhile(lambda x: x < 3, [1, 2, 3, 1]), [3, 1])
+        self.assertEqual(prelude.morloc_scanl(lambda a, x: a + x, 0, [1, 2, 3]), [0, 1, 3, 6])
+        self.assertEqual(prelude.morloc_sortBy(lambda a, b: a > b, [1, 3, 2]), [3, 2, 1])
+        self.assertEqual(prelude.morloc_groupBy(lambda a, b: a == b, [1, 1, 2, 1]), [[1, 1], [2], [1]])
+
+
+class Packed(unittest.TestCase):
+    """A ("packed", t, pack, unpack) value is given to the function as
+    pack(value), pack's own argument converted as t, and returned as
+    unpack(result), unpack's result converted as t."""
+
+    def setUp(self) -> None:
+        pairs = convert.to_python(("list", ("tuple", ["str", "int"])), {}, lambda n: object)
+        convert.FUNCTIONS.clear()
+        convert.FUNCTIONS.update(
+            {
+                1: service.Entry(name="pack", fn=dict, args=[pairs], result=None, pairs=False),
+                2: service.Entry(name="unpack", fn=lambda d: sorted(d.items()), args=[None], result=convert.from_python(("list", ("tuple", ["str", "int"])), {}), pairs=False),
+            }
+        )
+
+    def tearDown(self) -> None:
+        convert.FUNCTIONS.clear()
+
+    def test_pack_and_unpack(self) -> None:
+        t = ("packed", ("list", ("tuple", ["str", "int"])), 1, 2)
+        native = convert.to_python(("list", t), RECORDS, lookup)([[["b", 2], ["a", 1]]])
+        self.assertEqual(native, [{"b": 2, "a": 1}])
+        self.assertEqual(convert.from_python(t, RECORDS)({"b": 2, "a": 1}), [("a", 1), ("b", 2)])
+
+    def test_what_the_wire_form_holds(self) -> None:
+        self.assertTrue(convert.may_pack(("packed", ("list", "real"), 1, 2), RECORDS))
+        self.assertTrue(convert.needs_pairs(("packed", ("map", ("tuple", ["int"]), "str"), 1, 2), RECORDS))
+
+    def test_unknown_function(self) -> None:
+        with self.assertRaisesRegex(ValueError, "pack or unpack function 9 of a newtype is not in this pool"):
+            convert.to_python(("packed", "str", 9, 2), RECORDS, lookup)("x")
+
+
 class Convert(unittest.TestCase):
     def test_plain_types_pass_through(self) -> None:
-        for t in ["int", ("list", "real"), ("map", "str", ("optional", "int")), ("record", "Flat")]:
+        for t in ["int", ("list", "real"), ("map", "str", ("optional", "int")), ("record", "Flat"), ("record", "Generated")]:
             self.assertIsNone(convert.to_python(t, RECORDS, lookup), t)
             self.assertIsNone(convert.from_python(t, RECORDS), t)
 

@@ -117,6 +117,12 @@ func substitute(t syntax.Type, subst map[string]syntax.Type) syntax.Type {
 			items[i] = substitute(it, subst)
 		}
 		return &syntax.TupleType{Pos: t.Pos, Items: items}
+	case *syntax.FuncType:
+		params := make([]syntax.Type, len(t.Params))
+		for i, it := range t.Params {
+			params[i] = substitute(it, subst)
+		}
+		return &syntax.FuncType{Pos: t.Pos, Params: params, Result: substitute(t.Result, subst)}
 	}
 	return t
 }
@@ -147,8 +153,8 @@ func (c *checker) applyTypeLangs() {
 				continue
 			}
 			rec.typ.Langs[lang] = tl.Native.Value
-		case IsBuiltinType(name) || morlocPrimitives[name]:
-			// Built into the pools.
+		case IsBuiltinType(name) || morlocPrimitives[name] || c.nominal.newtypes[name] != nil:
+			// Built into the pools; a newtype travels in its body's form.
 		default:
 			c.sink.Errorf(tl.Name.Pos, "unknown type '%s' in a type map%s", name, suggest.Hint(name, c.typeNames()))
 		}

@@ -267,11 +267,17 @@ type optionNames struct {
 // at pos.
 func (r *optionNames) addNames(n doc.Names, pos diag.Pos) {
 	if n.Short != "" {
-		r.add("-"+n.Short, diag.Pos{Line: pos.Line, Col: pos.Col + n.ShortAt})
+		r.add("-"+n.Short, shifted(pos, n.ShortAt))
 	}
 	if n.Long != "" {
-		r.add("--"+n.Long, diag.Pos{Line: pos.Line, Col: pos.Col + n.LongAt})
+		r.add("--"+n.Long, shifted(pos, n.LongAt))
 	}
+}
+
+// shifted is pos moved n characters right, in the same file.
+func shifted(pos diag.Pos, n int) diag.Pos {
+	pos.Col += n
+	return pos
 }
 
 func (r *optionNames) add(opt string, pos diag.Pos) {

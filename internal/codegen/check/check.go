@@ -43,6 +43,9 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 		sigs:    map[string]*signature{},
 		defs:    map[string]*definition{},
 		texts:   map[string]string{},
+
+		builtins:    map[string]*builtinFn{},
+		preludeDefs: map[string]bool{},
 	}
 	if f.Module == nil {
 		sink.Errorf(diag.Pos{Line: 1, Col: 1}, "missing module header: expected `module NAME (exported names)` or `module NAME (*)`")
@@ -50,14 +53,20 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 	}
 	c.imports()
 	c.collectAliases()
+	c.collectNewtypes()
 	c.collectRecords()
 	c.applyTypeLangs()
+	c.checkGeneratedStructs()
 	c.collectFixities()
 	c.sources()
 	c.signatures()
 	c.checkEffects()
 	c.definitions()
+	c.loadPrelude(c.standardImports())
+	c.collectClasses()
+	c.collectPacking()
 	c.checkDefinitions()
+	c.checkBodyEffects()
 	m := &manifest.Manifest{
 		Nexus:     manifest.NexusVersion,
 		Name:      f.Module.Name.Name,
@@ -68,6 +77,9 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 	}
 	if sink.HasErrors() {
 		return nil
+	}
+	if len(m.Commands) == 0 {
+		sink.Warnf(f.Module.Name.Pos, "the program has no commands: export a definition or sourced function that has a signature (module %s (name, ...))", m.Name)
 	}
 	sources := c.linkFunctions(m)
 	return &Result{Manifest: m, Sources: sources}
@@ -81,12 +93,33 @@ type checker struct {
 
 	records  map[string]*record
 	aliases  map[string]*syntax.TypeAlias
+	nominal  nominalTypes
 	funcs    map[string]*function // sourced functions by program name
 	funcList []*function          // in source order
 	servers  []*server            // the `source MCP` declarations, in order
 	sigs     map[string]*signature
 	defs     map[string]*definition
 	texts    map[string]string // source file contents by absolute path
+	// instances are the concrete copies of generic sourced functions, by
+	// name and types (instanceOf).
+	instances map[string]*function
+	// builtins are the prelude's builtins in scope, preludeDefs the
+	// prelude's definitions (in defs), poolPreludes the pools' copies of
+	// builtins declared so far (prelude.go).
+	builtins     map[string]*builtinFn
+	preludeDefs  map[string]bool
+	poolPreludes map[string]*function
+	// inferring maps the placeholder types of the parameters of a
+	// definition whose signature is being inferred to what they were
+	// found to be, nil while unknown (inferSignature).
+	inferring map[string]*types.Type
+	later     laterState // laterinference.go
+	// recDefs are the recursive definitions made so far (recursion.go).
+	recDefs []*manifest.Def
+	classes classTable // classes.go
+	// alone is set while definitions are checked on their own, at the
+	// type variables of their signatures rather than at a use's types.
+	alone bool
 
 	steps     int  // elaboration steps taken, see maxSteps
 	nesting   int  // elaborations in progress, see maxNesting
@@ -95,6 +128,10 @@ type checker struct {
 	// its arguments, then the values of the lets around the expression
 	// being elaborated (see let).
 	slots int
+
+	// userFixities are the fixities the program declares for its own
+	// operators (userops.go).
+	userFixities map[string]fixity
 }
 
 // function is a sourced function.
@@ -110,6 +147,8 @@ type function struct {
 	// For an MCP tool (lang is manifest.MCP) only.
 	server int      // in checker.servers
 	params []string // the tool's argument names; see manifest.Function.Params
+
+	infix bool // a foreign operator (foreignops.go)
 }
 
 // signature is a resolved type signature.
@@ -125,9 +164,16 @@ type signature struct {
 type definition struct {
 	decl *syntax.Def
 	sig  *signature
-	// broken is set for definitions in a cycle; uses of them are not
-	// checked further, the cycle having been reported.
+	// broken is set for definitions in a cycle that cannot be recursive;
+	// uses of them are not checked further, the cycle having been
+	// reported.
 	broken bool
+	// recursive is set for definitions in a cycle of definitions with
+	// concrete signatures: they are called (a manifest.Def), not inlined
+	// (recursion.go).
+	recursive bool
+	compiled  bool // its manifest.Def is made, at index rec
+	rec       int
 }
 
 func moduleDoc(d syntax.Doc) []string {
@@ -149,6 +195,7 @@ func moduleDoc(d syntax.Doc) []string {
 // and MCP servers they need.
 func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 	used := map[int]bool{}
+	defIDs := map[int]int{} // c.recDefs index -> m.Defs index
 	var exprs []*manifest.Expr
 	seen := map[*manifest.Expr]bool{}
 	var walk func(e *manifest.Expr)
@@ -158,8 +205,15 @@ func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 		}
 		seen[e] = true
 		exprs = append(exprs, e)
-		if e.Kind == manifest.Call {
+		if e.Kind == manifest.Call || e.Kind == manifest.FnRef {
 			used[e.Ref] = true
+		}
+		if e.Kind == manifest.Apply {
+			if _, ok := defIDs[e.Ref]; !ok {
+				defIDs[e.Ref] = len(m.Defs)
+				m.Defs = append(m.Defs, *c.recDefs[e.Ref])
+				walk(c.recDefs[e.Ref].Body)
+			}
 		}
 		for _, a := range e.Args {
 			walk(a)
@@ -175,6 +229,7 @@ func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 	sources := map[int]string{}
 	langs := map[string]bool{}
 	servers := map[int]int{} // checker.servers index -> m.Servers index
+	c.linkPacking(used)
 	for _, f := range c.funcList {
 		if !used[f.index] {
 			continue
@@ -184,6 +239,7 @@ func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 		fn := manifest.Function{
 			ID: id, Name: f.name, Source: f.source, Pool: f.lang,
 			Args: append([]*types.Type{}, f.sig.params...), Return: f.sig.result,
+			Infix: f.infix,
 		}
 		if f.lang == manifest.MCP {
 			fn.Server, fn.Params = c.linkServer(m, f.server, servers), f.params
@@ -193,9 +249,13 @@ func (c *checker) linkFunctions(m *manifest.Manifest) map[int]string {
 		}
 		m.Functions = append(m.Functions, fn)
 	}
+	c.renumberPacking(ids)
 	for _, e := range exprs {
-		if e.Kind == manifest.Call {
+		switch e.Kind {
+		case manifest.Call, manifest.FnRef:
 			e.Ref = ids[e.Ref]
+		case manifest.Apply:
+			e.Ref = defIDs[e.Ref]
 		}
 	}
 	for _, lang := range []string{manifest.Python, manifest.Cpp, manifest.Go} {

@@ -10,6 +10,7 @@ import (
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
 )
 
 // commands builds a command for every exported name, in export order
@@ -45,6 +46,9 @@ func (c *checker) exports() []syntax.Name {
 				continue
 			}
 			seen[ex.Name] = true
+			if mod.Everything && !c.commandable(ex.Name) {
+				continue
+			}
 			out = append(out, ex)
 		}
 		return out
@@ -52,13 +56,13 @@ func (c *checker) exports() []syntax.Name {
 	pos := map[string]diag.Pos{}
 	var names []string
 	for _, d := range c.file.Defs {
-		if def := c.defs[d.Name.Name]; def != nil && def.decl == d && def.sig != nil {
+		if def := c.defs[d.Name.Name]; def != nil && def.decl == d && c.commandable(d.Name.Name) {
 			names = append(names, d.Name.Name)
 			pos[d.Name.Name] = d.Name.Pos
 		}
 	}
 	for _, f := range c.funcList {
-		if f.sig != nil && c.funcs[f.name] == f {
+		if c.funcs[f.name] == f && c.commandable(f.name) {
 			names = append(names, f.name)
 			pos[f.name] = f.pos
 		}
@@ -77,6 +81,13 @@ func (c *checker) exports() []syntax.Name {
 func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 	def, f, sig := c.exported(ex)
 	if sig == nil {
+		return nil, ex.Pos
+	}
+	if sig.ok && generic(sig.params, sig.result) {
+		c.sink.Errorf(ex.Pos, "'%s' cannot be a command: its type %s has type variables or takes a function, which no command line or MCP client can give; export a definition that uses it at concrete types", ex.Name, sigString(sig))
+		return nil, ex.Pos
+	}
+	if sig.ok && c.handleParams(sig, "command '"+ex.Name+"'", false) {
 		return nil, ex.Pos
 	}
 	d := doc.Parse(sig.decl.Doc)
@@ -163,14 +174,20 @@ func checkIconURL(s string) error {
 func (c *checker) exported(ex syntax.Name) (*definition, *function, *signature) {
 	def, f := c.defs[ex.Name], c.funcs[ex.Name]
 	switch {
+	case def == nil && f == nil && c.classes.methods[ex.Name] != nil:
+		c.sink.Errorf(ex.Pos, "'%s' is a method of class %s, which works at the types of its instances; a method cannot be a command: export a definition that uses it at one type", ex.Name, c.classes.methods[ex.Name].decl.Name.Name)
+		return nil, nil, nil
 	case def == nil && f == nil:
 		if c.records[ex.Name] == nil {
 			c.sink.Errorf(ex.Pos, "exported '%s' is not defined%s", ex.Name, suggest.Hint(ex.Name, c.namesInScope(nil)))
 		}
 		return nil, nil, nil
-	case def != nil && def.sig == nil:
-		c.sink.Errorf(ex.Pos, "exported definition '%s' has no type signature; add one such as `%s :: Str -> Str` above it", ex.Name, ex.Name)
-		return nil, nil, nil
+	case def != nil && def.sig == nil && !def.broken:
+		// Without a signature its type is inferred, as Morloc does,
+		// when it is concrete.
+		if def.sig = c.inferSignature(def, ex.Pos); def.sig == nil {
+			return nil, nil, nil
+		}
 	case def != nil && def.broken:
 		return nil, nil, nil
 	}
@@ -185,6 +202,58 @@ func (c *checker) exported(ex syntax.Name) (*definition, *function, *signature) 
 		return nil, nil, nil
 	}
 	return def, f, sig
+}
+
+// inferSignature is the signature of an exported definition without
+// one, as Morloc infers it: each parameter's type is what the first place
+// that uses it expects (a sourced function's argument, a signature), the
+// result's the body's. nil when a type stays unknown or the body has an
+// error (reported).
+func (c *checker) inferSignature(def *definition, pos diag.Pos) *signature {
+	name := def.decl.Name.Name
+	n := len(def.decl.Params)
+	c.startBudget(n)
+	c.inferring = map[string]*types.Type{}
+	defer func() { c.inferring = nil }()
+	args := make([]arg, n)
+	for i := range args {
+		t := &types.Type{Kind: types.Var, Name: fmt.Sprintf("?%d", i)}
+		c.inferring[t.Name] = nil
+		args[i] = arg{val: &manifest.Expr{Kind: manifest.Var, Type: t, Ref: i}, pos: def.decl.Params[i].Pos}
+	}
+	v := (&defFn{d: def}).expand(c, args, pos, nil)
+	e, ok := v.(*manifest.Expr)
+	if !ok {
+		if f, isFn := v.(fnValue); isFn {
+			c.sink.Errorf(pos, "exported '%s' is a function (%s) without a signature; give it one such as `%s :: Str -> Str`", name, f.missing(), name)
+		}
+		return nil
+	}
+	found := map[string]*types.Type{}
+	for k, t := range c.inferring {
+		if t != nil {
+			found[k] = t
+		}
+	}
+	decl := &syntax.Signature{Pos: def.decl.Pos, Doc: def.decl.Doc, Name: def.decl.Name, Result: &syntax.SigType{}}
+	sig := &signature{decl: decl, result: subst(e.Type, found), ok: true}
+	for i, p := range def.decl.Params {
+		t := c.inferring[fmt.Sprintf("?%d", i)]
+		if t == nil || !ground(t) {
+			c.sink.Errorf(p.Pos, "the type of '%s', a parameter of the exported '%s', cannot be inferred from its uses; give '%s' a signature", p.Name, name, name)
+			return nil
+		}
+		sig.params = append(sig.params, t)
+		decl.Params = append(decl.Params, &syntax.SigType{})
+	}
+	if !ground(sig.result) {
+		c.sink.Errorf(pos, "exported '%s' has no signature and its type %s is not concrete; give it one", name, sig.result)
+		return nil
+	}
+	if !c.requireDeclared(sig.result, fmt.Sprintf("the result of the exported '%s'", name), pos) {
+		return nil
+	}
+	return sig
 }
 
 // returnDoc is the `return:` directive of the command, else the one above
@@ -222,7 +291,7 @@ func (c *checker) commandBody(def *definition, f *function, sig *signature, pos 
 		body = (&defFn{d: def}).expand(c, vars, pos, sig.result)
 		body = c.conform(body, sig.result, def.decl.Body.ExprPos())
 	} else {
-		body = (&sourcedFn{f: f}).call(c, vars)
+		body = (&sourcedFn{f: f}).call(c, vars, nil)
 	}
 	e, _ := body.(*manifest.Expr)
 	return e

@@ -1,11 +1,11 @@
 package check
 
 import (
-	"strings"
-
+	"fmt"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
 )
 
 // signatures resolves every signature and attaches it to its function.
@@ -16,15 +16,7 @@ func (c *checker) signatures() {
 			c.sink.Errorf(s.Name.Pos, "'%s' has two type signatures (first at %s)", name, prev.decl.Name.Pos)
 			continue
 		}
-		sig := &signature{decl: s, ok: true}
-		for _, p := range s.Params {
-			t := c.resolveType(p.Type, nil)
-			sig.ok = sig.ok && t != nil
-			sig.params = append(sig.params, t)
-		}
-		sig.result = c.resolveType(s.Result.Type, nil)
-		sig.ok = sig.ok && sig.result != nil
-		c.sigs[name] = sig
+		c.sigs[name] = c.resolveSignature(s)
 	}
 	for _, f := range c.funcList {
 		sig := c.sigs[f.name]
@@ -33,6 +25,20 @@ func (c *checker) signatures() {
 			continue
 		}
 		f.sig = sig
+		if sig.ok && f.infix && !c.checkInfixArity(f, sig) {
+			sig.ok = false
+		}
+		if sig.ok && c.handleParams(sig, "'"+f.name+"', a sourced function,", true) {
+			sig.ok = false
+		}
+		if sig.ok && poolPrelude[f.lang] == nil {
+			for i, p := range sig.params {
+				if p.Kind == types.Func {
+					c.sink.Errorf(sig.decl.Params[i].Type.TypePos(), "%s takes a function (%s): only Python, C++ and Go functions can take functions, and %s is an MCP tool", f.name, p, f.name)
+					sig.ok = false
+				}
+			}
+		}
 		if f.lang == manifest.MCP {
 			sig.tool = true
 			if sig.ok {
@@ -42,17 +48,39 @@ func (c *checker) signatures() {
 	}
 }
 
+// resolveSignature resolves the types of s; ok is false when one does
+// not resolve (reported).
+func (c *checker) resolveSignature(s *syntax.Signature) *signature {
+	sig := &signature{decl: s, ok: c.checkKinds(s)}
+	for _, p := range s.Params {
+		t := c.resolveType(p.Type, nil)
+		sig.ok = sig.ok && t != nil
+		sig.params = append(sig.params, t)
+	}
+	sig.result = c.resolveType(s.Result.Type, nil)
+	sig.ok = sig.ok && sig.result != nil
+	return sig
+}
+
 // definitions declares every definition and matches it with its
 // signature.
 func (c *checker) definitions() {
 	for _, d := range c.file.Defs {
 		name := d.Name.Name
+		if c.reserved(name, d.Name.Pos) {
+			continue
+		}
 		if prev := c.defs[name]; prev != nil {
-			c.sink.Errorf(d.Name.Pos, "'%s' is defined twice (first at %s)", name, prev.decl.Name.Pos)
+			c.alternativeDefinition(prev, d)
 			continue
 		}
 		if f := c.funcs[name]; f != nil {
-			c.sink.Errorf(d.Name.Pos, "'%s' is both sourced (at %s) and defined here", name, f.pos)
+			// A definition beside a source of the name is an alternative
+			// implementation, as in Morloc; nexus calls the source. An
+			// MCP server's tool has none.
+			if f.lang == manifest.MCP {
+				c.sink.Errorf(d.Name.Pos, "'%s' is both an MCP tool (at %s) and defined here", name, f.pos)
+			}
 			continue
 		}
 		def := &definition{decl: d, sig: c.sigs[name]}
@@ -97,7 +125,7 @@ func (c *checker) checkDefinitions() {
 			case local[v.Name]:
 			case c.defs[v.Name] != nil:
 				edges[d.Name.Name] = append(edges[d.Name.Name], syntax.Name{Pos: v.Pos, Name: v.Name})
-			case c.funcs[v.Name] != nil:
+			case c.funcs[v.Name] != nil, c.builtins[v.Name] != nil, c.method(v.Name) != nil:
 			default:
 				names := c.namesInScope(nil)
 				for p := range local {
@@ -117,9 +145,20 @@ func (c *checker) checkDefinitions() {
 		c.checkWhere(d, params, inScope, check)
 	}
 	c.findCycles(edges)
+	c.alone = true
+	defer func() { c.alone = false }()
+	c.checkInstances()
 	for _, d := range c.file.Defs {
 		def := c.defs[d.Name.Name]
 		if def == nil || def.decl != d || def.broken || def.sig == nil || !def.sig.ok {
+			continue
+		}
+		if generic(def.sig.params, def.sig.result) {
+			// Checked at the types of each use, where it is inlined.
+			continue
+		}
+		if def.recursive {
+			c.recDef(def)
 			continue
 		}
 		args := make([]arg, len(def.sig.params))
@@ -156,10 +195,7 @@ func (c *checker) findCycles(edges map[string][]syntax.Name) {
 					start--
 				}
 				cycle := append(append([]string(nil), stack[start:]...), ref.Name)
-				for _, n := range stack[start:] {
-					c.defs[n].broken = true
-				}
-				c.sink.Errorf(ref.Pos, "definition cycle %s: definitions are inlined, so they cannot be recursive", strings.Join(cycle, " -> "))
+				c.recursion(stack[start:], cycle, ref.Pos)
 			}
 		}
 		stack = stack[:len(stack)-1]
@@ -259,5 +295,37 @@ func walkVars(e syntax.Expr, fn func(*syntax.Var)) {
 		}
 	case *syntax.Throw:
 		walkVars(e.Message, fn)
+	case *syntax.Ascription:
+		walkVars(e.Expr, fn)
 	}
+}
+
+// alternativeDefinition handles a second definition d of a name defined
+// at prev. Morloc takes several definitions of a name as alternatives
+// and chooses one; nexus uses the first, and says so. Two literal values
+// that differ (`foo = 1` and `foo = 2`) are an error, as Morloc's value
+// checker makes them.
+func (c *checker) alternativeDefinition(prev *definition, d *syntax.Def) {
+	name := d.Name.Name
+	a, b := literalText(prev.decl.Body), literalText(d.Body)
+	if a != "" && b != "" && a != b && len(prev.decl.Params) == 0 && len(d.Params) == 0 {
+		c.sink.Errorf(d.Name.Pos, "'%s' is defined twice with different values, %s (at %s) and %s", name, a, prev.decl.Name.Pos, b)
+		return
+	}
+	c.sink.Warnf(d.Name.Pos, "'%s' is defined twice (first at %s): Morloc takes the definitions as alternatives; nexus uses the first", name, prev.decl.Name.Pos)
+}
+
+// literalText is a literal body as written, or "".
+func literalText(e syntax.Expr) string {
+	switch e := e.(type) {
+	case *syntax.IntLit:
+		return fmt.Sprint(e.Value)
+	case *syntax.RealLit:
+		return fmt.Sprint(e.Value)
+	case *syntax.StrLit:
+		return fmt.Sprintf("%q", e.Value)
+	case *syntax.BoolLit:
+		return fmt.Sprint(e.Value)
+	}
+	return ""
 }

@@ -122,6 +122,8 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.applyValue(head, args, e.Pos, want)
 	case *syntax.Getter:
 		v = &getterFn{field: e.Field, pos: e.Pos}
+	case *syntax.Access:
+		v = &accessFn{a: e, sc: sc}
 	case *syntax.Infix:
 		v = c.infix(e, sc, want)
 	case *binary:
@@ -146,6 +148,12 @@ func (c *checker) elab(e syntax.Expr, sc *scope, want *types.Type) value {
 		v = c.named(e, sc, want)
 	case *syntax.Throw:
 		v = c.throw(e, sc, want)
+	case *syntax.Intrinsic:
+		v = c.intrinsic(e, want)
+	case *syntax.Ascription:
+		v = c.ascription(e, sc)
+	case *syntax.Force:
+		c.unhoistedForce(e)
 	}
 	return c.conform(v, want, e.ExprPos())
 }
@@ -188,8 +196,22 @@ func (c *checker) conform(v value, want *types.Type, pos diag.Pos) value {
 		return nil
 	}
 	e := v.(*manifest.Expr)
+	if e.Kind == manifest.Var && e.Type.Kind == types.Var && c.inferring != nil {
+		if t, ok := c.inferring[e.Type.Name]; ok {
+			// A parameter whose type is being inferred (inferSignature):
+			// the first place that expects a type says what it is.
+			if t == nil {
+				c.inferring[e.Type.Name] = want
+				t = want
+			}
+			return &manifest.Expr{Kind: manifest.Var, Type: t, Ref: e.Ref}
+		}
+	}
 	if types.Equal(e.Type, want) {
-		return e
+		return c.sizedLiteral(e, want, pos)
+	}
+	if out := asDeclared(e, want); out != nil {
+		return out
 	}
 	lit := e.Kind == manifest.Lit
 	if !assignable(e.Type, want, lit) {
@@ -205,7 +227,7 @@ func (c *checker) conform(v value, want *types.Type, pos diag.Pos) value {
 		c.sink.Errorf(pos, "expected %s, got %s: %v", want, e.Type, err)
 		return nil
 	}
-	return out
+	return c.sizedLiteral(out, want, pos)
 }
 
 // assignable reports whether a value of type have may stand where want is
@@ -216,6 +238,9 @@ func (c *checker) conform(v value, want *types.Type, pos diag.Pos) value {
 func assignable(have, want *types.Type, lit bool) bool {
 	if types.Equal(have, want) {
 		return true
+	}
+	if lit && isNewtype(want) {
+		return assignable(have, newtypeBody(want), lit)
 	}
 	switch {
 	case want.Kind == types.Optional:
@@ -266,9 +291,19 @@ func (c *checker) variable(e *syntax.Var, sc *scope, want *types.Type) value {
 		}
 		return c.force(a, want)
 	}
+	if m := c.method(e.Name); m != nil {
+		return m.methodValue(c, e.Pos, want)
+	}
 	if d := c.defs[e.Name]; d != nil {
 		if d.broken || (d.sig != nil && !d.sig.ok) {
 			return nil
+		}
+		if d.recursive {
+			rf := &recFn{d: d}
+			if len(d.sig.params) == 0 {
+				return rf.call(c, nil, e.Pos)
+			}
+			return rf
 		}
 		df := &defFn{d: d}
 		if df.arity() == 0 {
@@ -282,9 +317,15 @@ func (c *checker) variable(e *syntax.Var, sc *scope, want *types.Type) value {
 		}
 		sf := &sourcedFn{f: f}
 		if len(f.sig.params) == 0 {
-			return sf.call(c, nil)
+			return sf.call(c, nil, want)
 		}
 		return sf
+	}
+	if b := c.builtins[e.Name]; b != nil {
+		if len(b.sig.params) == 0 {
+			return b.call(c, nil, e.Pos, want)
+		}
+		return b
 	}
 	c.sink.Errorf(e.Pos, "unknown name '%s'%s", e.Name, suggest.Hint(e.Name, c.namesInScope(sc)))
 	return nil
@@ -302,6 +343,9 @@ func (c *checker) namesInScope(sc *scope) []string {
 		names = append(names, n)
 	}
 	for n := range c.funcs {
+		names = append(names, n)
+	}
+	for n := range c.builtins {
 		names = append(names, n)
 	}
 	return names

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
-	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -30,10 +29,13 @@ func (s *sourcedFn) apply(c *checker, args []arg, pos diag.Pos, want *types.Type
 		c.sink.Errorf(pos, "'%s' takes %d argument%s, but is given %d", s.f.name, n, plural(n), len(all))
 		return nil
 	}
-	return s.call(c, all)
+	return s.call(c, all, want)
 }
 
-func (s *sourcedFn) call(c *checker, all []arg) value {
+func (s *sourcedFn) call(c *checker, all []arg, want *types.Type) value {
+	if generic(s.f.sig.params, s.f.sig.result) {
+		return s.callGeneric(c, all, want)
+	}
 	exprs := make([]*manifest.Expr, len(all))
 	ok := true
 	for i, a := range all {
@@ -90,7 +92,20 @@ func (f *defFn) apply(c *checker, args []arg, pos diag.Pos, want *types.Type) va
 func (f *defFn) expand(c *checker, all []arg, pos diag.Pos, want *types.Type) value {
 	d := f.d
 	sig := d.sig
-	if sig != nil {
+	if sig != nil && generic(sig.params, sig.result) {
+		in := c.instantiate(d.decl.Name.Name, sig.params, sig.result, all[:len(sig.params)], pos, want, byNameFns)
+		if in == nil {
+			return nil
+		}
+		if !c.checkConstraints(d.decl.Name.Name, sig, in, pos) {
+			return nil
+		}
+		all = append(in.args, all[len(sig.params):]...)
+		sig = &signature{params: in.params, result: in.result, ok: true}
+		if !ground(in.result) {
+			sig.result = want
+		}
+	} else if sig != nil {
 		ok := true
 		checked := make([]arg, len(all))
 		for i, a := range all {
@@ -151,16 +166,10 @@ func (g *getterFn) apply(c *checker, args []arg, pos diag.Pos, want *types.Type)
 		c.sink.Errorf(args[0].pos, "'.%s' needs a record, got %s", g.field, r.Type)
 		return nil
 	}
-	f := r.Type.Field(g.field)
-	if f == nil {
-		var names []string
-		for _, tf := range r.Type.Fields {
-			names = append(names, tf.Name)
-		}
-		c.sink.Errorf(g.pos, "record %s has no field '%s'%s", r.Type.Name, g.field, suggest.Hint(g.field, names))
+	get := c.getField(r, g.field, g.pos)
+	if get == nil {
 		return nil
 	}
-	get := &manifest.Expr{Kind: manifest.Get, Type: f.Type, Field: g.field, Args: []*manifest.Expr{r}}
 	return c.applyValue(get, args[1:], pos, want)
 }
 

@@ -2,7 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
@@ -57,7 +56,7 @@ func (c *checker) list(e *syntax.ListLit, sc *scope, want *types.Type) value {
 		return build(manifest.MakeList, w, items, nil)
 	}
 	if len(e.Elems) == 0 {
-		c.sink.Errorf(e.Pos, "cannot tell the element type of this empty list; give the definition a signature")
+		c.needType(e.Pos, "cannot tell the element type of this empty list; give the definition a signature")
 		return nil
 	}
 	items, ok := c.elabAll(e.Elems, sc, func(int) *types.Type { return nil })
@@ -199,9 +198,8 @@ func (c *checker) recordLit(e *syntax.RecordLit, sc *scope, want *types.Type) va
 		return nil
 	}
 	if w == nil {
-		w = c.recordFor(e, given)
-		if w == nil {
-			return nil
+		if w = c.recordFor(e, given); w == nil {
+			return c.anonymousRecord(e, sc)
 		}
 	}
 	for _, f := range e.Fields {
@@ -245,9 +243,10 @@ func (c *checker) recordLit(e *syntax.RecordLit, sc *scope, want *types.Type) va
 }
 
 // recordFor finds the record a literal without an expected type builds:
-// the one record whose fields fit the given ones.
+// the one declared record whose fields fit the given ones; nil when none
+// or several do (the literal is then of an anonymous record type).
 func (c *checker) recordFor(e *syntax.RecordLit, given map[string]syntax.FieldInit) *types.Type {
-	var fits []*types.Type
+	var fit *types.Type
 	for _, rec := range c.records {
 		t := rec.typ
 		if t == nil {
@@ -261,29 +260,14 @@ func (c *checker) recordFor(e *syntax.RecordLit, given map[string]syntax.FieldIn
 			_, has := given[f.Name]
 			ok = ok && (has || len(f.Default) > 0 || f.Type.Kind == types.Optional)
 		}
+		if ok && fit != nil {
+			return nil
+		}
 		if ok {
-			fits = append(fits, t)
+			fit = t
 		}
 	}
-	sort.Slice(fits, func(i, j int) bool { return fits[i].Name < fits[j].Name })
-	switch len(fits) {
-	case 1:
-		return fits[0]
-	case 0:
-		names := make([]string, 0, len(given))
-		for n := range given {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		c.sink.Errorf(e.Pos, "no record has the fields %s", strings.Join(names, ", "))
-	default:
-		var names []string
-		for _, t := range fits {
-			names = append(names, t.Name)
-		}
-		c.sink.Errorf(e.Pos, "this record could be %s; give the definition a signature to say which", strings.Join(names, " or "))
-	}
-	return nil
+	return fit
 }
 
 // throw elaborates @throw "message" into a failure of the expected type.
@@ -299,7 +283,7 @@ func (c *checker) throw(e *syntax.Throw, sc *scope, want *types.Type) value {
 		return nil
 	}
 	if want == nil {
-		c.sink.Errorf(e.Pos, "cannot tell the type of this @throw; give the definition a signature")
+		c.needType(e.Pos, "cannot tell the type of this @throw; give the definition a signature")
 		return nil
 	}
 	return &manifest.Expr{Kind: manifest.Throw, Type: want, Message: text}

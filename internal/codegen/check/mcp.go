@@ -207,5 +207,9 @@ func missingSignature(f *function) string {
 	if f.lang == manifest.MCP {
 		return fmt.Sprintf("MCP tool '%s' has no type signature; add one, such as `%s :: Str -> Str`, with `--' @name ARG` above each argument's type naming the tool's argument", f.name, f.name)
 	}
-	return fmt.Sprintf("sourced function '%s' has no type signature; add one such as `%s :: Str -> Int`", f.name, f.name)
+	term := f.name
+	if isOperator(term) {
+		term = "(" + term + ")"
+	}
+	return fmt.Sprintf("sourced function '%s' has no type signature; add one such as `%s :: Str -> Int`", f.name, term)
 }

@@ -15,8 +15,8 @@ import (
 // application ($) and composition (.). An operator chain is kept flat by
 // the parser (syntax.Infix) and given its structure here, by each
 // operator's fixity: Morloc's standard ones, and the program's `infixl`,
-// `infixr` and `infix` declarations, which may only repeat them (nexus
-// has no user-defined operators yet).
+// `infixr` and `infix` declarations, which may repeat them or give the
+// program's own operators theirs (userops.go).
 
 // fixity is an operator's associativity ("infixl", "infixr" or "infix")
 // and precedence (0 to 9, higher binds tighter).
@@ -34,22 +34,6 @@ var standardFixities = map[string]fixity{
 	"+": {"infixl", 6}, "-": {"infixl", 6},
 	"*": {"infixl", 7}, "/": {"infixl", 7}, "//": {"infixl", 7}, "%": {"infixl", 7},
 	"**": {"infixr", 8},
-}
-
-// collectFixities checks the program's fixity declarations against the
-// standard operators.
-func (c *checker) collectFixities() {
-	for _, fx := range c.file.Fixities {
-		for _, op := range fx.Ops {
-			std, ok := standardFixities[op.Name]
-			switch {
-			case !ok:
-				c.sink.Errorf(op.Pos, "fixity for '%s', which is not an operator nexus knows: user-defined operators are not supported yet", op.Name)
-			case std != fixity{fx.Assoc, fx.Prec}:
-				c.sink.Errorf(op.Pos, "fixity %s %d for '%s' differs from its standard one, %s %d", fx.Assoc, fx.Prec, op.Name, std.assoc, std.prec)
-			}
-		}
-	}
 }
 
 // binary is an operator applied to two operands, as the fixities make the
@@ -72,9 +56,9 @@ func (c *checker) structure(in *syntax.Infix) syntax.Expr {
 		left := in.Operands[pos]
 		for ok && pos < len(in.Ops) {
 			op := in.Ops[pos]
-			fx, known := standardFixities[op.Name]
+			fx, known := c.fixityOf(op.Name)
 			if !known {
-				c.sink.Errorf(op.Pos, "unknown operator '%s'", op.Name)
+				c.unknownOperator(op)
 				ok = false
 				return left
 			}
@@ -82,7 +66,7 @@ func (c *checker) structure(in *syntax.Infix) syntax.Expr {
 				break
 			}
 			if pos > 0 {
-				prev := standardFixities[in.Ops[pos-1].Name]
+				prev, _ := c.fixityOf(in.Ops[pos-1].Name)
 				if prev.prec == fx.prec && (prev.assoc != fx.assoc || fx.assoc == "infix") {
 					c.sink.Errorf(op.Pos, "ambiguous use of '%s' and '%s', of one precedence and no common associativity; use parentheses", in.Ops[pos-1].Name, op.Name)
 					ok = false
@@ -120,8 +104,11 @@ func (c *checker) binaryOp(b *binary, sc *scope, want *types.Type) value {
 	return c.applyOp(b.op, arg{expr: b.left, sc: sc, pos: b.left.ExprPos()}, arg{expr: b.right, sc: sc, pos: b.right.ExprPos()}, want)
 }
 
-// applyOp applies operator op to its operands l and r.
-func (c *checker) applyOp(op syntax.Name, l, r arg, want *types.Type) value {
+// standardOp applies standard operator op to its operands l and r.
+func (c *checker) standardOp(op syntax.Name, l, r arg, want *types.Type) value {
+	if _, std := standardFixities[op.Name]; !std {
+		return c.applyUserOp(op, l, r, want)
+	}
 	switch op.Name {
 	case "$":
 		return c.applyValue(c.force(l, nil), []arg{r}, op.Pos, want)
@@ -153,7 +140,12 @@ func (c *checker) applyOp(op syntax.Name, l, r arg, want *types.Type) value {
 	case "<>", "++":
 		operandWant = want
 	}
-	lv, rv := c.operands(l, r, operandWant)
+	var lv, rv value
+	if op.Name == "/" {
+		lv, rv = c.divOperands(op, l, r)
+	} else {
+		lv, rv = c.operands(l, r, operandWant)
+	}
 	if lv == nil || rv == nil {
 		return nil
 	}
@@ -198,6 +190,14 @@ func (c *checker) operands(l, r arg, want *types.Type) (value, value) {
 		return nil, nil
 	}
 	le := lv.(*manifest.Expr)
+	if c.openBinding(le) {
+		// A bound variable whose type its use settles: the right's.
+		rv := c.valueOf(c.force(r, nil), r.pos)
+		if rv == nil {
+			return nil, nil
+		}
+		return c.conform(le, rv.(*manifest.Expr).Type, l.pos), rv
+	}
 	if le.Kind == manifest.Lit && le.Type.Kind == types.Int {
 		rv := c.valueOf(c.force(r, nil), r.pos)
 		if rv == nil {
@@ -209,6 +209,33 @@ func (c *checker) operands(l, r arg, want *types.Type) (value, value) {
 		return lv, c.conform(rv, le.Type, r.pos)
 	}
 	return lv, c.valueOf(c.force(r, le.Type), r.pos)
+}
+
+// divOperands elaborates the operands of '/', which divides Reals: each
+// is read on its own first, so that an Int (other than a literal, which
+// reads as a Real) is an error pointing at '//' and toReal rather than a
+// bare type mismatch; one that needs the expected type to tell its own is
+// read as a Real.
+func (c *checker) divOperands(op syntax.Name, l, r arg) (value, value) {
+	var out [2]value
+	for i, a := range []arg{l, r} {
+		v, lacked := c.withoutContext(func() value { return c.valueOf(c.force(a, nil), a.pos) })
+		if lacked {
+			v = c.valueOf(c.force(a, types.RealType), a.pos)
+		}
+		e, ok := v.(*manifest.Expr)
+		if !ok {
+			return nil, nil
+		}
+		if e.Kind != manifest.Lit && e.Type.Kind == types.Int {
+			c.sink.Errorf(op.Pos, "'/' divides Reals, and an operand is an Int: use '//' for the Int quotient, or toReal to divide as Reals")
+			return nil, nil
+		}
+		if out[i] = c.conform(e, types.RealType, a.pos); out[i] == nil {
+			return nil, nil
+		}
+	}
+	return out[0], out[1]
 }
 
 // valueOf is v when it is a value; a function where a value is needed
@@ -286,8 +313,8 @@ func (f *opFn) apply(c *checker, args []arg, pos diag.Pos, want *types.Type) val
 
 // section elaborates `(+)`, `(* 2)` or `(2 /)` into a function value.
 func (c *checker) section(s *syntax.Section, sc *scope) value {
-	if _, ok := standardFixities[s.Op.Name]; !ok {
-		c.sink.Errorf(s.Op.Pos, "unknown operator '%s'", s.Op.Name)
+	if _, ok := c.fixityOf(s.Op.Name); !ok {
+		c.unknownOperator(s.Op)
 		return nil
 	}
 	f := &opFn{op: s.Op}

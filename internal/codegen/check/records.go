@@ -106,6 +106,9 @@ func (c *checker) recordType(rec *record, path []string) *types.Type {
 		c.sink.Errorf(rec.decl.Name.Pos, "record %s contains itself (%s); records cannot be recursive", rec.decl.Name.Name, cycle)
 		return nil
 	}
+	if len(rec.decl.Params) > 0 {
+		return c.recordTemplate(rec)
+	}
 	rec.state = 1
 	defer func() { rec.state = 2 }()
 	path = append(path, rec.decl.Name.Name)
@@ -187,7 +190,9 @@ func (c *checker) recordDirectives(rec *record, d doc.Doc) {
 // fieldDirectives reads a field's docstring. The default is checked by
 // the caller, which knows where it goes.
 func (c *checker) fieldDirectives(fd *syntax.FieldDecl, ft *types.Type) *fieldInfo {
-	fi := &fieldInfo{decl: fd, doc: doc.Parse(fd.Doc)}
+	// A field whose type is an alias takes the alias's docstring where
+	// its own does not say (Morloc's inheritance, as for an argument).
+	fi := &fieldInfo{decl: fd, doc: c.inherit(doc.Parse(fd.Doc), fd.Type)}
 	c.warnUnknown(fi.doc)
 	for i := range fi.doc.Directives {
 		dir := &fi.doc.Directives[i]

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/source"
+	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest"
@@ -16,7 +18,7 @@ import (
 // are built into the nexus, so importing them only has to be allowed.
 var standardModules = func() map[string]bool {
 	m := map[string]bool{}
-	for _, base := range []string{"root", "base", "map", "list", "math", "str", "string", "json", "types", "conventions", "prelude"} {
+	for _, base := range []string{"root", "base", "map", "list", "math", "str", "string", "json", "types", "conventions", "prelude", "maybe"} {
 		m[base] = true
 		for _, suffix := range []string{"-py", "-cpp", "-go"} {
 			m[base+suffix] = true
@@ -24,6 +26,21 @@ var standardModules = func() map[string]bool {
 	}
 	return m
 }()
+
+// standardImports lists the standard modules the program imports.
+func (c *checker) standardImports() []string {
+	var out []string
+	for _, im := range c.file.Imports {
+		if standardModules[im.Module.Name] {
+			out = append(out, im.Module.Name)
+		}
+	}
+	return out
+}
+
+// IsStandardModule reports whether name is a module `import` accepts
+// without a file of the program's.
+func IsStandardModule(name string) bool { return standardModules[name] }
 
 func (c *checker) imports() {
 	for _, im := range c.file.Imports {
@@ -48,23 +65,77 @@ func (c *checker) sources() {
 			c.mcpSource(s)
 			continue
 		}
-		lang, ok := langs[s.Lang.Name]
-		if !ok {
-			c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp, Go or MCP)%s", s.Lang.Name, suggest.Hint(s.Lang.Name, []string{"Py", "Cpp", "Go", mcpLang}))
-			continue
-		}
-		path := c.abs(s.Path.Value)
-		text, ok := c.readSource(path, lang)
-		if !ok {
-			c.sink.Errorf(s.Path.Pos, "source file %q not found (looked for %s)", s.Path.Value, path)
-		}
-		for _, it := range s.Items {
-			if ok && !source.Defines(lang, text, it.Name.Value) {
-				c.sink.Errorf(it.Name.Pos, "%q is not defined in %s%s", it.Name.Value, s.Path.Value, definedHint(lang))
-			}
-			c.declare(&function{name: it.Alias.Name, source: it.Name.Value, lang: lang, path: path, pos: it.Alias.Pos, server: -1})
+		for _, f := range c.sourcedFunctions(s) {
+			c.declare(f)
 		}
 	}
+}
+
+// reserved reports, and says, that name is one Morloc reserves for the
+// code it generates: names beginning with mlcp_.
+func (c *checker) reserved(name string, pos diag.Pos) bool {
+	if !strings.HasPrefix(name, "mlcp_") {
+		return false
+	}
+	c.sink.Errorf(pos, "Names beginning with 'mlcp_' are reserved: '%s' (Morloc's generated code uses them); rename it", name)
+	return true
+}
+
+// builtinFunctions are the names of `source Py ("len" as size)`, the
+// language's own builtins: Python's only, found in its builtins module
+// when the pool starts.
+func (c *checker) builtinFunctions(s *syntax.Source, lang string) []*function {
+	if fns, ok := c.operatorsOnly(s, lang); ok {
+		return fns
+	}
+	if lang != manifest.Python {
+		c.sink.Errorf(s.Lang.Pos, "a source without 'from' names the language's builtins, which only Python's pool has; write `source %s from \"FILE\" (...)`", s.Lang.Name)
+		return nil
+	}
+	var out []*function
+	for _, it := range s.Items {
+		if it.Infix {
+			if f := c.foreignFunction(it, lang, sourced.BuiltinsFile); f != nil {
+				out = append(out, f)
+			}
+			continue
+		}
+		out = append(out, &function{name: it.Alias.Name, source: it.Name.Value, lang: lang, path: sourced.BuiltinsFile, pos: it.Alias.Pos, server: -1})
+	}
+	return out
+}
+
+// sourcedFunctions finds the names of a Py, Cpp or Go source line in its
+// file and returns them as functions, not yet declared.
+func (c *checker) sourcedFunctions(s *syntax.Source) []*function {
+	lang, ok := langs[s.Lang.Name]
+	if !ok {
+		c.sink.Errorf(s.Lang.Pos, "unknown source language '%s' (expected Py, Cpp, Go or MCP)%s", s.Lang.Name, suggest.Hint(s.Lang.Name, []string{"Py", "Cpp", "Go", mcpLang}))
+		return nil
+	}
+	if s.Builtin {
+		return c.builtinFunctions(s, lang)
+	}
+	path := c.abs(s.Path.Value)
+	text, ok := c.readSource(path, lang)
+	if !ok {
+		c.sink.Errorf(s.Path.Pos, "Source file not found: %q (looked for %s)", s.Path.Value, path)
+	}
+	var out []*function
+	for _, it := range s.Items {
+		if it.Infix {
+			if f := c.foreignFunction(it, lang, path); f != nil {
+				out = append(out, f)
+			}
+			continue
+		}
+		name, pos := foreignName(it)
+		if ok && !source.Defines(lang, text, name) {
+			c.sink.Errorf(pos, "%q is not defined in %s%s", name, s.Path.Value, definedHint(lang))
+		}
+		out = append(out, &function{name: it.Alias.Name, source: name, lang: lang, path: path, pos: it.Alias.Pos, server: -1})
+	}
+	return out
 }
 
 // warnMisplaced warns about the directives of a source line other than
@@ -81,9 +152,17 @@ func (c *checker) warnMisplaced(s *syntax.Source) {
 }
 
 // declare adds a sourced function, unless its name is taken.
+//
+// Sources of one name in several languages are alternatives, as in
+// Morloc, which chooses among them; nexus takes the first in the file.
 func (c *checker) declare(f *function) {
+	if c.reserved(f.name, f.pos) {
+		return
+	}
 	if prev := c.funcs[f.name]; prev != nil {
-		c.sink.Errorf(f.pos, "'%s' is sourced twice (first at %s)", f.name, prev.pos)
+		if prev.lang == f.lang || prev.lang == manifest.MCP || f.lang == manifest.MCP {
+			c.sink.Errorf(f.pos, "Ambiguous source declarations: '%s' is sourced twice (first at %s)", f.name, prev.pos)
+		}
 		return
 	}
 	f.index = len(c.funcList)

@@ -23,33 +23,61 @@ func (c *checker) resolveType(t syntax.Type, path []string) *types.Type {
 	case *syntax.UnitType:
 		return types.UnitType
 	case *syntax.ListType:
-		if e := c.resolveType(t.Elem, path); e != nil {
+		if e := c.resolveType(t.Elem, path); e != nil && c.notFunc(e, t.Elem) {
 			return types.ListOf(e)
 		}
 	case *syntax.OptionalType:
-		if e := c.resolveType(t.Elem, path); e != nil {
+		if e := c.resolveType(t.Elem, path); e != nil && c.notFunc(e, t.Elem) {
 			return types.OptionalOf(e)
 		}
 	case *syntax.TupleType:
 		items := make([]*types.Type, len(t.Items))
 		for i, it := range t.Items {
-			if items[i] = c.resolveType(it, path); items[i] == nil {
+			if items[i] = c.resolveType(it, path); items[i] == nil || !c.notFunc(items[i], it) {
 				return nil
 			}
 		}
 		return types.TupleOf(items...)
 	case *syntax.NamedType:
 		return c.resolveNamed(t, path)
+	case *syntax.FuncType:
+		return c.resolveFuncType(t, path)
 	}
 	return nil
+}
+
+// notFunc reports whether t, a part of a data type written as w, is not a
+// function, and reports it when it is: functions travel only as the
+// arguments of functions.
+func (c *checker) notFunc(t *types.Type, w syntax.Type) bool {
+	if t.Kind != types.Func {
+		return true
+	}
+	c.sink.Errorf(w.TypePos(), "a function type (%s) inside a list, tuple, optional or map is not supported; functions can only be arguments", t)
+	return false
 }
 
 func (c *checker) resolveNamed(t *syntax.NamedType, path []string) *types.Type {
 	if a := c.aliases[t.Name]; a != nil {
 		return c.expandAlias(a, t, path)
 	}
+	if nt, ok := c.resolveNominal(t, path); ok {
+		return nt
+	}
+	if st, ok := c.sizedType(t); ok {
+		return st
+	}
+	if ht, ok := c.handleType(t, path); ok {
+		return ht
+	}
 	arity, builtin := builtinTypes[t.Name]
 	rec := c.records[t.Name]
+	if !builtin && rec == nil && isTypeVar(t.Name) {
+		if len(t.Args) > 0 {
+			return c.appliedVar(t, path)
+		}
+		return &types.Type{Kind: types.Var, Name: t.Name}
+	}
 	if !builtin && rec == nil {
 		c.sink.Errorf(t.Pos, "unknown type '%s'%s", t.Name, suggest.Hint(t.Name, c.typeNames()))
 		return nil

@@ -227,8 +227,8 @@ func (c *checker) let(l *syntax.Let, sc *scope, want *types.Type) value {
 	defer func() { c.slots = base }()
 	inner := sc
 	var values []*manifest.Expr
-	for _, b := range l.Bindings {
-		v := c.valueOf(c.elab(b.Value, inner, nil), b.Value.ExprPos())
+	for i, b := range l.Bindings {
+		v := c.valueOf(c.boundValue(l, i, inner, want), b.Value.ExprPos())
 		if v == nil {
 			return nil
 		}
@@ -317,12 +317,12 @@ func (c *checker) named(b *byName, sc *scope, want *types.Type) value {
 
 // null is `Null` against want, which must be optional (or Json).
 func (c *checker) null(n *syntax.NullLit, want *types.Type) value {
-	if want == nil || want.Kind != types.Optional && want.Kind != types.JSON {
-		what := "an unknown type"
-		if want != nil {
-			what = want.String()
-		}
-		c.sink.Errorf(n.Pos, "Null stands for an optional value (?T), not %s", what)
+	if want == nil {
+		c.needType(n.Pos, "Null stands for an optional value (?T), not an unknown type")
+		return nil
+	}
+	if want.Kind != types.Optional && want.Kind != types.JSON {
+		c.sink.Errorf(n.Pos, "Null stands for an optional value (?T), not %s", want)
 		return nil
 	}
 	return &manifest.Expr{Kind: manifest.Lit, Type: want, Value: []byte("null")}

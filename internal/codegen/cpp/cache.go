@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"time"
 
@@ -109,6 +110,38 @@ func (c *cache) prune() {
 			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > unusedFor {
 				os.RemoveAll(c.path(sub, e.Name()))
 			}
+		}
+	}
+}
+
+// maxBins bounds the linked pools kept: each is 15 MB or so, and every
+// change to a program links a new one, so a day of edits (or of tests)
+// would otherwise fill gigabytes before prune's month is up. A linked
+// pool is only kept to skip linking an unchanged program again; the
+// program's build folder has its own copy.
+const maxBins = 48
+
+// capBins removes the least recently used linked pools beyond maxBins,
+// keeping keep. It is best effort.
+func (c *cache) capBins(keep string) {
+	entries, err := os.ReadDir(c.path("bin"))
+	if err != nil || len(entries) <= maxBins {
+		return
+	}
+	type bin struct {
+		name string
+		used time.Time
+	}
+	bins := make([]bin, 0, len(entries))
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			bins = append(bins, bin{e.Name(), info.ModTime()})
+		}
+	}
+	sort.Slice(bins, func(i, j int) bool { return bins[i].used.After(bins[j].used) })
+	for _, b := range bins[min(maxBins, len(bins)):] {
+		if p := c.path("bin", b.name); p != keep {
+			os.RemoveAll(p)
 		}
 	}
 }

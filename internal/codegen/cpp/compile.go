@@ -66,13 +66,16 @@ func (b *builder) run(step, dir, name string, args ...string) error {
 
 // runtimeFiles are the runtime's sources.
 type runtimeFiles struct {
-	header, source []byte
+	header, prelude, source []byte
 }
 
 func readRuntime() (*runtimeFiles, error) {
 	var rf runtimeFiles
 	var err error
 	if rf.header, err = runtime.ReadFile(runtime.Header); err != nil {
+		return nil, err
+	}
+	if rf.prelude, err = runtime.ReadFile(runtime.Prelude); err != nil {
 		return nil, err
 	}
 	if rf.source, err = runtime.ReadFile(runtime.Source); err != nil {
@@ -260,5 +263,6 @@ func (b *builder) link(objects []object, rt object) (string, error) {
 	if err := b.cache.put(out, exe); err != nil {
 		return "", err
 	}
+	b.cache.capBins(exe)
 	return exe, nil
 }

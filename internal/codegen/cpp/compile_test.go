@@ -2,6 +2,7 @@ package cpp
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -129,5 +130,34 @@ func TestPrune(t *testing.T) {
 	c.prune()
 	if !exists(fresh) {
 		t.Error("an entry just used was pruned")
+	}
+}
+
+// The linked pools are kept to maxBins, the least recently used removed
+// first, the one just made never.
+func TestCapBins(t *testing.T) {
+	c, err := newCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().Add(-time.Hour)
+	var names []string
+	for i := 0; i < maxBins+5; i++ {
+		name := c.path("bin", fmt.Sprintf("pool%02d", i))
+		if err := os.WriteFile(name, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		at := base.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(name, at, at); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	c.capBins(names[0]) // the oldest, just made, stays
+	for i, n := range names {
+		want := i == 0 || i >= 5
+		if exists(n) != want {
+			t.Errorf("pool%02d exists %v, want %v", i, exists(n), want)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func Write(dir, buildDir string, fns []Function) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create C++ pool folder: %w", err)
 	}
-	for name, data := range map[string][]byte{runtime.Header: rf.header, MainName: src.text} {
+	for name, data := range map[string][]byte{runtime.Header: rf.header, runtime.Prelude: rf.prelude, MainName: src.text} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return nil, fmt.Errorf("write C++ pool: %w", err)
 		}
@@ -145,7 +145,7 @@ func sourceFiles(fns []Function) (headers, besides []string) {
 	seen := map[string]bool{}
 	for _, f := range fns {
 		h := filepath.Clean(f.File)
-		if seen[h] {
+		if seen[h] || h == sourced.PreludeFile {
 			continue
 		}
 		seen[h] = true

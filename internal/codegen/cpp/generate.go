@@ -72,12 +72,25 @@ func generate(fns []Function) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{records: map[string]*types.Type{}, owners: map[string]string{}}
+	g := &generator{records: map[string]*types.Type{}, owners: map[string]string{}, byID: map[int]Function{}, codecs: map[string]*packedCodec{}}
+	for _, f := range sorted {
+		g.byID[f.Spec.ID] = f
+	}
 	var headers []string
 	seen := map[string]bool{}
 	for _, f := range sorted {
 		if err := check(f); err != nil {
 			return nil, err
+		}
+		if f.File == sourced.OperatorsFile {
+			continue
+		}
+		if f.File == sourced.PreludeFile {
+			if !seen[f.File] {
+				seen[f.File] = true
+				headers = append(headers, runtime.Prelude)
+			}
+			continue
 		}
 		if !seen[f.File] {
 			seen[f.File] = true
@@ -90,10 +103,6 @@ func generate(fns []Function) (*source, error) {
 	w.line("// Rebuild the program instead of editing it.")
 	w.line("#include %q", runtime.Header)
 	w.line("")
-	for _, h := range headers {
-		w.line("#include \"%s\"", h)
-	}
-	w.line("")
 
 	// Natural types first: they find the records the functions use.
 	calls := make([]string, len(sorted))
@@ -104,15 +113,23 @@ func generate(fns []Function) (*source, error) {
 		}
 		calls[i] = call
 	}
-	if len(g.records) > 0 {
+	if err := g.writeStructs(&w); err != nil {
+		return nil, err
+	}
+	for _, h := range headers {
+		w.line("#include \"%s\"", h)
+	}
+	w.line("")
+	if len(g.records) > 0 || len(g.codecs) > 0 {
 		w.line("namespace nexus {")
 		for _, name := range g.recordOrder() {
 			t := g.records[name]
 			first := w.n + 1
 			g.writeRecord(&w, t)
 			w.parts = append(w.parts, part{first: first, last: w.n, file: g.owners[name],
-				what: fmt.Sprintf("record %s, mapped to the C++ type %s", t.Name, t.Langs[manifest.Cpp])})
+				what: fmt.Sprintf("record %s, mapped to the C++ type %s", t.Name, describeRecordType(t))})
 		}
+		g.writeCodecs(&w)
 		w.line("}  // namespace nexus")
 		w.line("")
 	}
@@ -135,6 +152,9 @@ func check(f Function) error {
 	if f.Spec.ID < 0 || f.Spec.ID > 1<<32-1 {
 		return fmt.Errorf("C++ function %s: id %d out of range", f.Spec.Name, f.Spec.ID)
 	}
+	if f.Spec.Infix {
+		return checkOperator(f)
+	}
 	if !cppName().MatchString(f.Spec.Source) {
 		return fmt.Errorf("C++ function %s: %q is not a C++ function name", f.Spec.Name, f.Spec.Source)
 	}
@@ -147,23 +167,20 @@ func check(f Function) error {
 
 // describe says which function a registration is for, in the user's terms.
 func describe(f Function) string {
-	sig := make([]string, 0, len(f.Spec.Args)+1)
-	for _, a := range f.Spec.Args {
-		sig = append(sig, a.String())
-	}
-	sig = append(sig, f.Spec.Return.String())
 	what := f.Spec.Source
 	if f.Spec.Name != f.Spec.Source {
 		what += ", sourced as " + f.Spec.Name
 	}
-	return what + " :: " + strings.Join(sig, " -> ")
+	return what + " :: " + sourced.Signature(f.Spec)
 }
 
 // generator collects the records the functions' types use.
 type generator struct {
-	records map[string]*types.Type // by C++ type name
-	owners  map[string]string      // C++ type name -> header of the first function using it
-	file    string                 // the header of the function being written
+	records map[string]*types.Type  // by C++ type name
+	owners  map[string]string       // C++ type name -> header of the first function using it
+	file    string                  // the header of the function being written
+	byID    map[int]Function        // the pool's functions, by manifest id
+	codecs  map[string]*packedCodec // packable newtypes, by C++ type
 }
 
 // registration writes the nexus::function(...) entry of f.
@@ -188,14 +205,20 @@ func (g *generator) registration(f Function) (string, error) {
 		}
 		targs = append(targs, fmt.Sprintf("::nexus::Param<%d, %s>", i, n))
 	}
+	if f.Spec.Infix {
+		return operatorRegistration(f, targs), nil
+	}
 	// The parentheses around the name keep argument-dependent lookup from
 	// finding a function of the same name in namespace std.
-	fn := f.Spec.Source
+	fn, file := f.Spec.Source, filepath.Base(f.File)
+	if f.File == sourced.PreludeFile {
+		fn, file = preludeNamespace+fn, runtime.Prelude
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "      // %d: %s (%s)\n", f.Spec.ID, describe(f), filepath.Base(f.File))
+	fmt.Fprintf(&b, "      // %d: %s (%s)\n", f.Spec.ID, describe(f), file)
 	fmt.Fprintf(&b, "      ::nexus::function<%s>(\n", strings.Join(targs, ", "))
 	fmt.Fprintf(&b, "          %d, %s, %s, %d,\n", f.Spec.ID, cppString(f.Spec.Name),
-		cppString(fn+" ("+filepath.Base(f.File)+")"), len(f.Spec.Args))
+		cppString(f.Spec.Source+" ("+file+")"), len(f.Spec.Args))
 	fmt.Fprintf(&b, "          [](auto&&... nexus_args) -> decltype((%s)(static_cast<decltype(nexus_args)&&>(nexus_args)...)) {\n", fn)
 	fmt.Fprintf(&b, "            return (%s)(static_cast<decltype(nexus_args)&&>(nexus_args)...);\n", fn)
 	b.WriteString("          },\n")
@@ -203,13 +226,25 @@ func (g *generator) registration(f Function) (string, error) {
 	return b.String(), nil
 }
 
+// preludeNamespace holds the prelude's loops in nexus_prelude.hpp.
+const preludeNamespace = "::nexus::prelude::"
+
 // natural writes the C++ type that t is when nothing else is known: the
 // type nexus_pool.hpp reads a value into for a function template.
 func (g *generator) natural(t *types.Type) (string, error) {
+	if p := t.Packs[manifest.Cpp]; p != nil {
+		return g.packed(t, p)
+	}
 	switch t.Kind {
 	case types.Int:
+		if n, ok := cppSized[t.Width]; ok {
+			return n, nil
+		}
 		return "::std::int64_t", nil
 	case types.Real:
+		if t.Width == "F32" {
+			return "float", nil
+		}
 		return "double", nil
 	case types.Str, types.JSON:
 		// A Json is its compact JSON text; the nexus checks a result's.
@@ -248,6 +283,21 @@ func (g *generator) natural(t *types.Type) (string, error) {
 		return "::std::tuple<" + strings.Join(items, ", ") + ">", nil
 	case types.Record:
 		return g.record(t)
+	case types.Func:
+		// A function of the pool, given as an argument (nexus_pool.hpp
+		// makes a std::function of it).
+		items := make([]string, len(t.Items))
+		for i, it := range t.Items {
+			var err error
+			if items[i], err = g.natural(it); err != nil {
+				return "", err
+			}
+		}
+		res, err := g.natural(t.Elem)
+		if err != nil {
+			return "", err
+		}
+		return "::std::function<" + res + "(" + strings.Join(items, ", ") + ")>", nil
 	}
 	return "", fmt.Errorf("unknown type kind %q", t.Kind)
 }
@@ -256,15 +306,19 @@ func (g *generator) natural(t *types.Type) (string, error) {
 func (g *generator) record(t *types.Type) (string, error) {
 	name := t.Langs[manifest.Cpp]
 	if name == "" {
-		return "", fmt.Errorf("record %s has no C++ type; map it to a struct with: record Cpp => %s = \"struct_name\"", t.Name, t.Name)
+		return "", fmt.Errorf("record %s has no C++ type; map it to your struct with record Cpp => %s = \"struct_name\", or have one generated with record Cpp => %s = %q", t.Name, t.Name, t.Name, types.GenerateStruct)
 	}
-	if !cppName().MatchString(name) {
-		return "", fmt.Errorf("record %s: %q is not a C++ type name (a struct name, maybe with its namespace)", t.Name, name)
+	if generated(t) {
+		if err := checkGenerated(t); err != nil {
+			return "", err
+		}
+	} else if !cppName().MatchString(name) {
+		return "", fmt.Errorf("record %s: %q is not a C++ type name (a struct name, maybe with its namespace, or %q to have one generated)", t.Name, name, types.GenerateStruct)
 	}
-	name = qualified(name)
+	name = cppRecordName(t)
 	if seen, ok := g.records[name]; ok {
 		if seen != t && !types.SameFields(seen, t) {
-			return "", fmt.Errorf("records %s and %s both map to the C++ type %s but have different fields", seen.Name, t.Name, t.Langs[manifest.Cpp])
+			return "", fmt.Errorf("records %s and %s both map to the C++ type %s but have different fields", seen.Name, t.Name, describeRecordType(t))
 		}
 		return name, nil
 	}
@@ -294,7 +348,7 @@ func (g *generator) recordOrder() []string {
 // writeRecord writes the Record specialization that tells nexus_pool.hpp
 // a record's fields.
 func (g *generator) writeRecord(w *writer, t *types.Type) {
-	name := qualified(t.Langs[manifest.Cpp])
+	name := cppRecordName(t)
 	w.line("// record %s", t.Name)
 	w.line("template <>")
 	w.line("struct Record<%s> {", name)
@@ -365,4 +419,11 @@ func (w *writer) line(format string, args ...any) {
 func (w *writer) text(s string) {
 	w.b.WriteString(s)
 	w.n += strings.Count(s, "\n")
+}
+
+// cppSized are the native C++ types of the sized integer types, for a
+// function template whose argument types nexus chooses.
+var cppSized = map[string]string{
+	"I8": "::std::int8_t", "I16": "::std::int16_t", "I32": "::std::int32_t", "I64": "::std::int64_t",
+	"U8": "::std::uint8_t", "U16": "::std::uint16_t", "U32": "::std::uint32_t", "U64": "::std::uint64_t",
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nexus-run/nexus/internal/codegen/cpp"
+	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -69,7 +70,7 @@ func TestSourceErrors(t *testing.T) {
 	}{
 		{"no functions", nil, "without functions"},
 		{"record without a C++ type", []cpp.Function{{Spec: spec(0, "f", "f", types.IntType, unmapped), File: "/a.hpp"}},
-			`record Settings has no C++ type; map it to a struct with: record Cpp => Settings = "struct_name"`},
+			`record Settings has no C++ type; map it to your struct with record Cpp => Settings = "struct_name", or have one generated with record Cpp => Settings = "struct"`},
 		{"two records, one struct", []cpp.Function{{Spec: spec(0, "f", "f", point, other), File: "/a.hpp"}},
 			"both map to the C++ type geo::point but have different fields"},
 		{"field that is no C++ name", []cpp.Function{{Spec: spec(0, "f", "f", badField), File: "/a.hpp"}},
@@ -90,5 +91,39 @@ func TestSourceErrors(t *testing.T) {
 				t.Errorf("got %v, want an error saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestSourceFunctions: a function argument is a std::function of the
+// natural types, and a prelude loop is the template in nexus_prelude.hpp,
+// included once, in place of a user's header.
+func TestSourceFunctions(t *testing.T) {
+	intFn := types.FuncOf(types.IntType, types.IntType)
+	pred := types.FuncOf(types.BoolType, types.IntType, types.StrType)
+	text, err := cpp.Source([]cpp.Function{
+		{Spec: spec(0, "applyTwice", "applyTwice", types.IntType, intFn, types.IntType), File: "/src/hof.hpp"},
+		{Spec: spec(1, "map", "morloc_map", types.ListOf(types.IntType), intFn, types.ListOf(types.IntType)), File: sourced.PreludeFile},
+		{Spec: spec(2, "filter", "morloc_filter", types.ListOf(types.IntType), pred, types.ListOf(types.IntType)), File: sourced.PreludeFile},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(text)
+	for _, want := range []string{
+		`#include "/src/hof.hpp"`,
+		`#include "nexus_prelude.hpp"`,
+		"// 0: applyTwice :: (Int -> Int) -> Int -> Int (hof.hpp)",
+		"::nexus::Param<0, ::std::function<::std::int64_t(::std::int64_t)>>",
+		"::nexus::Param<0, ::std::function<bool(::std::int64_t, ::std::string)>>",
+		"// 1: morloc_map, sourced as map :: (Int -> Int) -> [Int] -> [Int] (nexus_prelude.hpp)",
+		`1, "map", "morloc_map (nexus_prelude.hpp)", 2,`,
+		"return (::nexus::prelude::morloc_filter)(static_cast<decltype(nexus_args)&&>(nexus_args)...);",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("main.cpp lacks %q:\n%s", want, src)
+		}
+	}
+	if strings.Count(src, "nexus_prelude.hpp\"") != 1 || strings.Contains(src, sourced.PreludeFile) {
+		t.Errorf("the prelude is not included once, as the runtime's header:\n%s", src)
 	}
 }

@@ -16,12 +16,21 @@ import (
 // counted in characters (runes). The zero Pos means "no position".
 type Pos struct {
 	Line, Col int
+	// File is the file of a module the program imports, as shown in
+	// errors; empty for the program's own file, the Sink's File.
+	File string
 }
 
 // IsValid reports whether p names a place in a file.
 func (p Pos) IsValid() bool { return p.Line > 0 }
 
-func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+// String is "line:col", or "file:line:col" in an imported module's file.
+func (p Pos) String() string {
+	if p.File != "" {
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+	return fmt.Sprintf("%d:%d", p.Line, p.Col)
+}
 
 // DisplayPath shortens an absolute path to one relative to the working
 // folder when it is inside it, as compilers do: the form every
@@ -62,8 +71,9 @@ func (l ErrorList) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Sink collects the errors and warnings of one file. The zero Sink is ready
-// to use but names no file; set File first.
+// Sink collects the errors and warnings of one program. The zero Sink is
+// ready to use but names no file; set File first. A position naming a file
+// of its own (an imported module's) is reported in that file.
 type Sink struct {
 	File     string
 	errs     ErrorList
@@ -79,7 +89,7 @@ type warning struct {
 // Errorf records an error at pos. The same message at the same place is
 // recorded once, since a definition inlined twice would report it twice.
 func (s *Sink) Errorf(pos Pos, format string, args ...any) {
-	e := &Error{File: s.File, Line: pos.Line, Col: pos.Col, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: s.fileOf(pos), Line: pos.Line, Col: pos.Col, Msg: fmt.Sprintf(format, args...)}
 	key := e.Error()
 	if s.seen == nil {
 		s.seen = map[string]bool{}
@@ -93,13 +103,20 @@ func (s *Sink) Errorf(pos Pos, format string, args ...any) {
 
 // Warnf records a warning at pos.
 func (s *Sink) Warnf(pos Pos, format string, args ...any) {
-	text := fmt.Sprintf("%s:%d:%d: warning: %s", s.File, pos.Line, pos.Col, fmt.Sprintf(format, args...))
+	text := fmt.Sprintf("%s:%d:%d: warning: %s", s.fileOf(pos), pos.Line, pos.Col, fmt.Sprintf(format, args...))
 	for _, w := range s.warnings {
 		if w.text == text {
 			return
 		}
 	}
 	s.warnings = append(s.warnings, warning{pos, text})
+}
+
+func (s *Sink) fileOf(pos Pos) string {
+	if pos.File != "" {
+		return pos.File
+	}
+	return s.File
 }
 
 // HasErrors reports whether any error was recorded.
@@ -114,6 +131,13 @@ func (s *Sink) Errors() ErrorList {
 	}
 	out := append(ErrorList(nil), s.errs...)
 	sort.SliceStable(out, func(i, j int) bool {
+		if fi, fj := out[i].File, out[j].File; fi != fj {
+			// The program's own file first, then the modules' by name.
+			if fi == s.File || fj == s.File {
+				return fi == s.File
+			}
+			return fi < fj
+		}
 		if out[i].Line != out[j].Line {
 			return out[i].Line < out[j].Line
 		}
@@ -126,6 +150,9 @@ func (s *Sink) Errors() ErrorList {
 func (s *Sink) Warnings() []string {
 	ws := append([]warning(nil), s.warnings...)
 	sort.SliceStable(ws, func(i, j int) bool {
+		if ws[i].pos.File != ws[j].pos.File {
+			return ws[i].pos.File < ws[j].pos.File
+		}
 		if ws[i].pos.Line != ws[j].pos.Line {
 			return ws[i].pos.Line < ws[j].pos.Line
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
+	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -66,7 +67,13 @@ func (p *userPackage) signature(ft *ast.FuncType) (params []param, results []res
 // error, whose message is then the call's failure.
 func (c *converters) call(fn Function) (string, error) {
 	spec := fn.Spec
-	decl := c.p.funcs[spec.Source]
+	decl, callee := c.p.funcs[spec.Source], spec.Source
+	if spec.Infix {
+		var err error
+		if decl, callee, err = operatorFunc(spec); err != nil {
+			return "", err
+		}
+	}
 	if decl == nil {
 		return "", fmt.Errorf("%s: no top-level func %s in package %s", diag.DisplayPath(fn.File), spec.Source, c.p.name)
 	}
@@ -77,7 +84,7 @@ func (c *converters) call(fn Function) (string, error) {
 		return "", fmt.Errorf("%s: %s is generic; nexus calls functions whose parameter types are written out", c.p.pos(decl.pos), spec.Source)
 	}
 	params, results, withErr := c.p.signature(decl.typ)
-	sig := fmt.Sprintf("%s :: %s", spec.Name, describeSig(spec))
+	sig := fmt.Sprintf("%s :: %s", spec.Name, sourced.Signature(spec))
 	// A first parameter of type context.Context is not the program's: it
 	// receives the call's context, through which the function reports its
 	// progress (gopool.Progress).
@@ -131,7 +138,7 @@ func (c *converters) call(fn Function) (string, error) {
 		}
 		callArgs = append(callArgs, v)
 	}
-	call := fmt.Sprintf("%s(%s)", spec.Source, strings.Join(callArgs, ", "))
+	call := fmt.Sprintf("%s(%s)", callee, strings.Join(callArgs, ", "))
 
 	ret := spec.Return
 	var outs []string
@@ -230,13 +237,4 @@ func countNonUnit(ts []*types.Type) int {
 		}
 	}
 	return n
-}
-
-func describeSig(f *manifest.Function) string {
-	parts := make([]string, 0, len(f.Args)+1)
-	for _, a := range f.Args {
-		parts = append(parts, a.String())
-	}
-	parts = append(parts, f.Return.String())
-	return strings.Join(parts, " -> ")
 }

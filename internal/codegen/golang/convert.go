@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/lazyre"
-	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
@@ -22,10 +21,13 @@ type converters struct {
 	decs map[string]string // pair key -> the expression to call
 	encs map[string]string
 	n    int
+	// byID is the pool's functions by manifest id: packable newtypes
+	// name their pack and unpack so.
+	byID map[int]Function
 }
 
-func newConverters(p *userPackage) *converters {
-	return &converters{p: p, decs: map[string]string{}, encs: map[string]string{}}
+func newConverters(p *userPackage, byID map[int]Function) *converters {
+	return &converters{p: p, decs: map[string]string{}, encs: map[string]string{}, byID: byID}
 }
 
 // mismatch is a Go type that cannot hold a program type.
@@ -80,12 +82,18 @@ func needs(t *types.Type) string {
 	case types.Tuple:
 		return fmt.Sprintf("a struct with %d fields, one per item", len(t.Items))
 	case types.Record:
-		if name := t.Langs[manifest.Go]; name != "" {
+		if name := recordGoName(t); name != "" {
 			return "the struct " + name
 		}
 		return "a struct with its fields"
 	case types.JSON:
 		return "any (holding what encoding/json decodes: map[string]any, []any, float64, string, bool or nil)"
+	case types.Func:
+		params := "parameters"
+		if len(t.Items) == 1 {
+			params = "parameter"
+		}
+		return fmt.Sprintf("a func type with %d %s and one result, maybe followed by an error", len(t.Items), params)
 	}
 	return "?"
 }
@@ -170,6 +178,11 @@ func (c *converters) encFunc(gt *goType, body string) string {
 }
 
 func (c *converters) genDec(t *types.Type, gt *goType) (string, error) {
+	if p := packing(t); p != nil {
+		if f, ok, err := c.packedDec(t, gt, p); ok {
+			return f, err
+		}
+	}
 	if gt.kind == goPointer && t.Kind != types.Optional {
 		// A pointer where the value cannot be none: Go functions often
 		// take structs by pointer.
@@ -327,6 +340,12 @@ func (c *converters) genDec(t *types.Type, gt *goType) (string, error) {
 	}
 	return $v, nil
 `))
+	case types.Func:
+		body, err := c.funcDec(t, gt)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(body)
 	default:
 		return "", c.wrongKind(t, gt)
 	}
@@ -334,6 +353,11 @@ func (c *converters) genDec(t *types.Type, gt *goType) (string, error) {
 }
 
 func (c *converters) genEnc(t *types.Type, gt *goType) (string, error) {
+	if p := packing(t); p != nil {
+		if f, ok, err := c.packedEnc(t, gt, p); ok {
+			return f, err
+		}
+	}
 	if gt.kind == goPointer && t.Kind != types.Optional {
 		elem, err := c.enc(t, gt.elem)
 		if err != nil {
@@ -529,7 +553,7 @@ func (c *converters) recordFields(t *types.Type, gt *goType) ([]part, error) {
 	if gt.kind != goStruct {
 		return nil, c.wrongKind(t, gt)
 	}
-	if want := t.Langs[manifest.Go]; want != "" && gt.name != "" && gt.name != want && !strings.HasSuffix(want, "."+gt.name) {
+	if want := recordGoName(t); want != "" && gt.name != "" && gt.name != want && !strings.HasSuffix(want, "."+gt.name) {
 		return nil, c.mismatch(gt, "record %s is the Go type %s (record Go => %s = %q), not %s", t.Name, want, t.Name, want, gt.src)
 	}
 	parts := make([]part, len(t.Fields))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -89,6 +90,8 @@ var Lit = func(x int) int { return x }
 var Typed func(x int) int = func(x int) int { return x }
 func lower(x map[Pair]bool) map[bool][]Pair { return nil }
 func Doc(j any, js []interface{}, k *any) map[string]any { return nil }
+type Keep func(p Pair) bool
+func Higher(f func(int8, string) []Pair, g func(Celsius) (bool, error), k Keep, say func(string)) int { return 0 }
 `
 
 func acceptedFunctions(file string) []Function {
@@ -112,6 +115,8 @@ func acceptedFunctions(file string) []Function {
 		spec(13, "Typed", file, I, I),
 		spec(14, "lower", file, types.MapOf(B, types.ListOf(pair)), types.MapOf(pair, B)),
 		spec(15, "Doc", file, types.MapOf(S, types.JSONType), types.JSONType, types.ListOf(types.JSONType), types.OptionalOf(types.JSONType)),
+		spec(16, "Higher", file, I, types.FuncOf(types.ListOf(pair), I, S), types.FuncOf(B, R), types.FuncOf(B, pair), types.FuncOf(U, S)),
+		{Spec: &manifest.Function{ID: 17, Name: "map", Source: "morloc_map", Pool: manifest.Go, Args: []*types.Type{types.FuncOf(I, I), types.ListOf(I)}, Return: types.ListOf(I)}, File: sourced.PreludeFile},
 	}
 }
 
@@ -128,10 +133,15 @@ func TestGenerateAccepts(t *testing.T) {
 		"nexus_rt.DecodeInt[int8]", "nexus_rt.DecodeReal[Celsius]", "make(Names,", "nexus_rt.DecodeReals(",
 		`case "sd":`, ".TmpDir", "Variadic(nexus_a0, nexus_a1...)", "nexus_rt.SortedKeysFunc(", "nexus_rt.SortedKeys(",
 		"lower(nexus_a0)", "nexus_rt.DecodeJSON(", "nexus_rt.EncodeJSON(",
+		"nexus_rt.DecodeFuncRef(", "return func(nexus_p0 int8, nexus_p1 string) []Pair {", "return func(nexus_p0 Celsius) (bool, error) {",
+		"return func(nexus_p0 string) {",
 	} {
 		if !strings.Contains(gen, want) {
 			t.Errorf("generated code lacks %q", want)
 		}
+	}
+	if main := string(m.files["main.go"]); !strings.Contains(main, `gopool.RegisterPrelude(17, "morloc_map", "map")`) {
+		t.Errorf("main.go does not register the prelude loop:\n%s", main)
 	}
 	if t.Failed() {
 		t.Log(gen)
@@ -268,6 +278,16 @@ func TestGenerateRejects(t *testing.T) {
 			spec(0, "F", "", R, R), []string{"m.go:5:5: F is a variable whose type is not written"}},
 		{"method only", "package m\n\ntype T struct{}\n\nfunc (T) F(x int) int { return x }\n",
 			spec(0, "F", "", I, I), []string{"no top-level func F"}},
+		{"function for a value", "package m\n\nfunc F(f int) int { return 0 }\n",
+			spec(0, "F", "", I, types.FuncOf(I, I)), []string{"m.go:3:10:", "Int -> Int needs a func type with 1 parameter and one result"}},
+		{"func of another arity", "package m\n\nfunc F(f func(int, int) int) int { return 0 }\n",
+			spec(0, "F", "", I, types.FuncOf(I, I)), []string{"m.go:3:10:", "not func(int, int) int"}},
+		{"func with a wrong parameter type", "package m\n\nfunc F(f func(string) int) int { return 0 }\n",
+			spec(0, "F", "", I, types.FuncOf(I, I)), []string{"m.go:3:10:", "Int needs an integer type"}},
+		{"func without a result", "package m\n\nfunc F(f func(int)) int { return 0 }\n",
+			spec(0, "F", "", I, types.FuncOf(I, I)), []string{"m.go:3:10:", "not func(int)"}},
+		{"unknown prelude loop", "package m\n\nfunc F(x int) int { return x }\n",
+			Function{Spec: &manifest.Function{ID: 0, Name: "map", Source: "morloc_mystery", Args: []*types.Type{types.FuncOf(I, I)}, Return: I}}, []string{"no prelude function morloc_mystery"}},
 		{"syntax error", "package m\n\nfunc F(x int) int { return x +* }\n",
 			spec(0, "F", "", I, I), []string{"does not compile", "m.go:3:"}},
 	}
@@ -275,7 +295,12 @@ func TestGenerateRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := srcFiles(t, map[string]string{"m.go": c.src})
 			c.fn.File = filepath.Join(dir, "m.go")
-			_, err := generate([]Function{c.fn})
+			fns := []Function{c.fn}
+			if strings.HasPrefix(c.fn.Spec.Source, "morloc_") {
+				fns[0].File = sourced.PreludeFile
+				fns = append(fns, spec(1, "F", c.fn.File, I, I))
+			}
+			_, err := generate(fns)
 			if err == nil {
 				t.Fatal("generation succeeded")
 			}

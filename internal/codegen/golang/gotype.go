@@ -21,6 +21,7 @@ const (
 	goPointer               // *E
 	goMap                   // map[K]V
 	goStruct                // struct{...}
+	goFunc                  // func(...) ...
 )
 
 // goType is a Go type as the user's source writes it, resolved through the
@@ -40,9 +41,19 @@ type goType struct {
 	n     int     // array length
 	field []goField
 	pos   token.Pos // where the type is written or declared
+	// fn is a func type's parameters and results.
+	fn *funcShape
 	// what describes a goOther type for messages ("a type from package
 	// time", "an interface").
 	what string
+}
+
+// funcShape is what a func type takes and returns: its results without a
+// last error result, and whether it has one.
+type funcShape struct {
+	params  []param
+	results []result
+	withErr bool
 }
 
 type goField struct {
@@ -119,7 +130,11 @@ func (p *userPackage) resolve(e ast.Expr) *goType {
 	case *ast.InterfaceType:
 		return &goType{kind: goOther, src: p.exprString(e), pos: e.Pos(), what: "an interface"}
 	case *ast.FuncType:
-		return &goType{kind: goOther, src: p.exprString(e), pos: e.Pos(), what: "a function"}
+		if e.TypeParams != nil {
+			return &goType{kind: goOther, src: p.exprString(e), pos: e.Pos(), what: "a generic function"}
+		}
+		params, results, withErr := p.signature(e)
+		return &goType{kind: goFunc, src: p.exprString(e), pos: e.Pos(), fn: &funcShape{params: params, results: results, withErr: withErr}}
 	case *ast.ChanType:
 		return &goType{kind: goOther, src: p.exprString(e), pos: e.Pos(), what: "a channel"}
 	}
@@ -139,7 +154,7 @@ func (p *userPackage) named(name string) *goType {
 		return t
 	}
 	u := p.resolve(spec.Type)
-	t.kind, t.elem, t.key, t.n, t.field, t.what = u.kind, u.elem, u.key, u.n, u.field, u.what
+	t.kind, t.elem, t.key, t.n, t.field, t.what, t.fn = u.kind, u.elem, u.key, u.n, u.field, u.what, u.fn
 	return t
 }
 

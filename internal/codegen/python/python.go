@@ -113,7 +113,7 @@ func Script(fns []Function) ([]byte, error) {
 			return nil, fmt.Errorf("python function %s result: %w", f.Spec.Name, err)
 		}
 		fmt.Fprintf(&table, "        %d: (%d, %s, %s, [%s], %s),\n",
-			f.Spec.ID, mi, quote(f.Spec.Source), quote(f.Spec.Name), strings.Join(args, ", "), ret)
+			f.Spec.ID, mi, sourceName(f.Spec), quote(f.Spec.Name), strings.Join(args, ", "), ret)
 	}
 
 	var b strings.Builder
@@ -122,6 +122,14 @@ func Script(fns []Function) ([]byte, error) {
 	b.WriteString("import nexus_pool\n\n")
 	b.WriteString("nexus_pool.run(\n    modules=[\n")
 	for _, p := range paths {
+		switch p {
+		case sourced.PreludeFile:
+			b.WriteString("        nexus_pool.PRELUDE,\n")
+			continue
+		case sourced.BuiltinsFile:
+			b.WriteString("        nexus_pool.BUILTINS,\n")
+			continue
+		}
 		fmt.Fprintf(&b, "        %s,\n", quote(p))
 	}
 	b.WriteString("    ],\n    records={\n")
@@ -134,6 +142,16 @@ func Script(fns []Function) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// sourceName writes a function's source name for the table: its name in
+// its module, or ("infix", text) for a foreign operator, which the runtime
+// applies between the operands (nexus_pool/operators.py).
+func sourceName(spec *manifest.Function) string {
+	if spec.Infix {
+		return fmt.Sprintf("(\"infix\", %s)", quote(spec.Source))
+	}
+	return quote(spec.Source)
+}
+
 // generator collects the records the functions' types use.
 type generator struct {
 	records map[string]*types.Type
@@ -144,8 +162,22 @@ func (g *generator) typ(t *types.Type) (string, error) {
 	if t == nil {
 		return "", errors.New("missing type")
 	}
+	if p := t.Packs[manifest.Python]; p != nil {
+		// A newtype with a Packable instance: its body's form, which the
+		// functions pack and unpack convert (convert.py).
+		body := *t
+		body.Name, body.Packs = "", nil
+		inner, err := g.typ(&body)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("(\"packed\", %s, %d, %d)", inner, p.Pack, p.Unpack), nil
+	}
 	switch t.Kind {
 	case types.Int, types.Real, types.Str, types.Bool, types.Unit, types.JSON:
+		return quote(string(t.Kind)), nil
+	case types.Func:
+		// A reference to another function of the pool (convert.py).
 		return quote(string(t.Kind)), nil
 	case types.List, types.Optional:
 		elem, err := g.typ(t.Elem)

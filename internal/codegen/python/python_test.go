@@ -101,3 +101,28 @@ func TestWriteErrors(t *testing.T) {
 		})
 	}
 }
+
+// A foreign operator's table entry names its text as ("infix", text),
+// which the runtime applies between the operands; a named function's
+// entry is its name.
+func TestScriptForeignOperator(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "lib.py")
+	fns := []Function{
+		{Spec: &manifest.Function{ID: 0, Name: "&&", Source: "and", Pool: manifest.Python, Infix: true,
+			Args: []*types.Type{types.BoolType, types.BoolType}, Return: types.BoolType}, File: src},
+		{Spec: &manifest.Function{ID: 1, Name: "and", Source: "and", Pool: manifest.Python,
+			Args: []*types.Type{types.BoolType, types.BoolType}, Return: types.BoolType}, File: src},
+	}
+	script, err := Script(fns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`0: (0, ("infix", "and"), "&&", ["bool", "bool"], "bool"),`,
+		`1: (0, "and", "and", ["bool", "bool"], "bool"),`,
+	} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("pool.py lacks %s:\n%s", want, script)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
+	"github.com/nexus-run/nexus/internal/codegen/sourced"
 	"github.com/nexus-run/nexus/internal/osproc"
 )
 
@@ -45,7 +46,7 @@ for path in sys.argv[1:]:
 func CheckSyntax(interpreter string, fns []Function) error {
 	var files []string
 	for _, f := range fns {
-		if !slices.Contains(files, f.File) {
+		if f.File != sourced.PreludeFile && f.File != sourced.BuiltinsFile && !slices.Contains(files, f.File) {
 			files = append(files, f.File)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/nexus-run/nexus/manifest"
+	"github.com/nexus-run/nexus/manifest/types"
 )
 
 // Function is one sourced function a pool serves.
@@ -46,4 +47,25 @@ func Sorted(lang string, fns []Function) ([]Function, error) {
 		}
 	}
 	return sorted, nil
+}
+
+// PreludeFile is the source file of a function of the prelude a pool runs
+// itself (the loop of `map` over a function of that pool): not a file of
+// the program's, but part of the pool's runtime, which each generator
+// names in its own way.
+const PreludeFile = "/nexus-prelude/prelude"
+
+// OperatorsFile is the source file of a C++ foreign operator sourced
+// without a file (`source Cpp ((+) as (|+|))`): the language itself, so
+// nothing is included for it.
+const OperatorsFile = "/nexus-operators/language"
+
+// BuiltinsFile is the source file of a Python builtin sourced without a
+// file (`source Py ("len" as size)`): Python's builtins module.
+const BuiltinsFile = "/nexus-builtins/python"
+
+// Signature writes spec's .loc type for messages, "Int -> [Int] -> Int",
+// with parentheses around an argument that is a function.
+func Signature(spec *manifest.Function) string {
+	return types.FuncOf(spec.Return, spec.Args...).String()
 }

@@ -12,10 +12,13 @@ type File struct {
 	Records     []*Record
 	RecordLangs []*RecordLang
 	Aliases     []*TypeAlias
+	Newtypes    []*Newtype
 	TypeLangs   []*TypeLang
 	Effects     []*EffectDecl
 	Fixities    []*Fixity
 	Defs        []*Def
+	Classes     []*Class
+	Instances   []*Instance
 }
 
 // EffectDecl is `effect IO, Err` or `escapable effect Err`: effect labels
@@ -49,21 +52,37 @@ type StringLit struct {
 	Value string
 }
 
-// Module is `module NAME (e1, e2)` or `module NAME (*)`.
+// Module is `module NAME (e1, e2)` or `module NAME (*)`. An exported
+// operator `(+.)` is the Name "+."; Name.Name is empty for `module (*)`.
 type Module struct {
 	Pos     diag.Pos
 	Doc     Doc
 	Name    Name
 	All     bool // (*)
 	Exports []Name
+	// Everything is set when Exports was made from a `(*)` (by the module
+	// loader): the names that cannot be commands are then left out.
+	Everything bool
 }
 
-// Import is `import NAME` or `import NAME (n1, n2)`.
+// Import is `import NAME`, `import .local.path`, with an optional
+// qualifier `as h` and an optional import list `(a, b as c, (+.))`.
 type Import struct {
 	Pos    diag.Pos
 	Doc    Doc
-	Module Name
-	Names  []Name
+	Module Name // the path without its leading dot
+	Local  bool // written with a leading dot
+	// As is the qualifier of `import m as h`, nil without one.
+	As *Name
+	// List is set when an import list is written, empty or not.
+	List  bool
+	Items []ImportItem
+}
+
+// ImportItem is one name of an import list, `name` or `name as alias`
+// (Alias is Name when there is no `as`). An operator `(+.)` is "+.".
+type ImportItem struct {
+	Name, Alias Name
 }
 
 // Source is `source LANG from "PATH" ("name" as alias, "name2")`.
@@ -73,23 +92,35 @@ type Source struct {
 	Lang  Name
 	Path  StringLit
 	Items []SourceItem
+	// Builtin is set for `source Py ("len" as size)`, without `from`:
+	// the names are the language's own builtins.
+	Builtin bool
 }
 
 // SourceItem is one sourced name. Alias is the name in the program: the
-// `as` name, or the source name itself (at the string's position).
+// `as` name, or the source name itself (at the string's position). Doc is
+// the docstring above it in the block form (`source ... where`).
 type SourceItem struct {
 	Name  StringLit
 	Alias Name
+	Doc   Doc
+	// Infix is set for a foreign operator, `(+)`, `(+) as (<>)` or
+	// `` `and` as (&&) ``: Name is the operator's text in its language,
+	// which the pool applies between the two arguments (foreignops.go).
+	Infix bool
 }
 
 // Signature is `name :: T1 -> T2 -> R`. Params are the argument types,
 // Result the return type, each with the docstring written above it.
 type Signature struct {
-	Pos    diag.Pos
-	Doc    Doc
-	Name   Name
-	Params []*SigType
-	Result *SigType
+	Pos  diag.Pos
+	Doc  Doc
+	Name Name
+	// Constraints are the class constraints before `=>` (`Ord a`),
+	// checked at each use of the signature's function (check/methods.go).
+	Constraints []Type
+	Params      []*SigType
+	Result      *SigType
 }
 
 // SigType is one part of a signature's arrow chain. Effects are the
@@ -101,11 +132,14 @@ type SigType struct {
 	Type    Type
 }
 
-// Record is `record Name where` with its fields.
+// Record is `record Name p1 p2 where` with its fields, or the legacy
+// `record Name = Con { field :: Type, ... }`. Params are its type
+// parameters, replaced by the arguments of each use.
 type Record struct {
 	Pos    diag.Pos
 	Doc    Doc
 	Name   Name
+	Params []Name
 	Fields []*FieldDecl
 }
 
@@ -199,11 +233,21 @@ type UnitType struct {
 	Pos diag.Pos
 }
 
+// FuncType is `(A -> B -> R)`, the type of a function argument.
+// Effects is the effect row written before its result (`a -> <e> b`).
+type FuncType struct {
+	Pos     diag.Pos
+	Params  []Type
+	Result  Type
+	Effects []Name
+}
+
 func (t *NamedType) TypePos() diag.Pos    { return t.Pos }
 func (t *ListType) TypePos() diag.Pos     { return t.Pos }
 func (t *OptionalType) TypePos() diag.Pos { return t.Pos }
 func (t *TupleType) TypePos() diag.Pos    { return t.Pos }
 func (t *UnitType) TypePos() diag.Pos     { return t.Pos }
+func (t *FuncType) TypePos() diag.Pos     { return t.Pos }
 
 // Expr is an expression of a definition's body.
 type Expr interface {

@@ -6,28 +6,39 @@ import (
 )
 
 func (p *parser) def(doc Doc) *Def {
-	d := &Def{Doc: doc}
-	d.Name = p.name("a name")
+	return p.defOf(p.termName("a name"), doc)
+}
+
+// defOf parses the rest of a definition after its name.
+func (p *parser) defOf(name Name, doc Doc) *Def {
+	d := &Def{Doc: doc, Name: name}
 	d.Pos = d.Name.Pos
+	var binds []LetBinding
 	for !p.failed && p.peek().kind != tokEquals && p.peek().kind != tokQuestion {
-		if n, ok := p.param(); ok {
+		if n, b, ok := p.param(); ok {
 			d.Params = append(d.Params, n)
+			binds = append(binds, b...)
 		} else {
+			p.olderQuantifier(d)
+			p.infixDefinition(d)
 			p.errorf(p.peek().Pos, "expected a parameter name, '=' or '::' after '%s', got %s", d.Name.Name, p.peek().describe())
 		}
 	}
+	forces := p.forces
 	if p.peek().kind == tokQuestion {
 		d.Body = p.guard() // f x ? c = a : b
 	} else {
 		p.expect(tokEquals, "'=' or a guard '?'")
 		d.Body = p.expr()
 	}
+	d.Body = p.hoistForces(d.Body, forces)
 	if !p.failed && p.peek().kind == tokIdent && p.peek().Text == "where" {
 		p.where(d)
 	}
 	if p.failed {
 		return nil
 	}
+	d.Where = append(patternDefs(binds), d.Where...)
 	return d
 }
 
@@ -45,7 +56,7 @@ func (p *parser) expr() Expr {
 		return p.doBlock()
 	}
 	e, _ := p.infix(false)
-	return e
+	return p.ascription(e)
 }
 
 // where parses the `where` clause of d: definitions and signatures, each
@@ -111,24 +122,16 @@ func (p *parser) letExpr() Expr {
 // column.
 func (p *parser) letBindings() []LetBinding {
 	var bs []LetBinding
+	if p.peek().kind == tokLBrace {
+		p.braced("the 'let'", func() { bs = append(bs, p.letBinding()...) })
+		return bs
+	}
 	first := p.peek()
 	outer := p.stopCol
 	p.stopCol = first.Pos.Col
 	defer func() { p.stopCol = outer }()
 	for !p.failed {
-		t := p.peek()
-		if t.kind != tokIdent || keywords[t.Text] {
-			p.errorf(t.Pos, "expected a name to bind in the 'let', got %s (patterns are not supported yet)", t.describe())
-			break
-		}
-		b := LetBinding{Name: p.name("a name")}
-		if p.peek().kind == tokQuestion {
-			b.Value = p.guard()
-		} else {
-			p.expect(tokEquals, "'=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')")
-			b.Value = p.expr()
-		}
-		bs = append(bs, b)
+		bs = append(bs, p.letBinding()...)
 		next := p.peek()
 		if next.kind == tokIdent && (next.Text == "in" || next.Text == "let") || !next.First || next.Pos.Col != p.stopCol {
 			break
@@ -137,27 +140,62 @@ func (p *parser) letBindings() []LetBinding {
 	return bs
 }
 
-// param reads a parameter, a name or `_`, of a definition or a lambda;
-// ok is false, and nothing read, when the next token is neither.
-func (p *parser) param() (n Name, ok bool) {
+// letBinding reads one `name = value` (or `name ? c = a : b`, or
+// `pattern = value`) of a let: its binding and those of its pattern.
+func (p *parser) letBinding() []LetBinding {
 	t := p.peek()
-	switch {
-	case t.kind == tokUnderscore:
-		p.next()
-		return Name{Pos: t.Pos, Name: "_"}, true
-	case t.kind == tokIdent && !keywords[t.Text]:
-		p.next()
-		return Name{Pos: t.Pos, Name: t.Text}, true
+	if p.startsPattern() || t.kind == tokLBracket {
+		n, binds := p.pattern()
+		p.expect(tokEquals, "'=' after the pattern in the 'let'")
+		return append([]LetBinding{{Name: n, Value: p.expr()}}, binds...)
 	}
-	return Name{}, false
+	if t.kind != tokIdent || keywords[t.Text] {
+		p.errorf(t.Pos, "expected a name or a pattern to bind in the 'let', got %s", t.describe())
+		return nil
+	}
+	b := LetBinding{Name: p.name("a name")}
+	if p.peek().kind == tokQuestion {
+		b.Value = p.guard()
+	} else {
+		p.expect(tokEquals, "'=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')")
+		b.Value = p.expr()
+	}
+	return []LetBinding{b}
+}
+
+// braced reads `{ item; item; ... }`, an explicit-brace block (`do { a <-
+// x; f a }`, `let { x = 1; y = 2 }`), calling item for each item; layout
+// does not apply inside.
+func (p *parser) braced(what string, item func()) {
+	open := p.next()
+	outer := p.stopCol
+	p.stopCol = 0
+	defer func() { p.stopCol = outer }()
+	for !p.failed {
+		item()
+		switch t := p.peek(); {
+		case p.failed:
+		case t.kind == tokSemi:
+			p.next()
+			continue
+		case t.kind == tokRBrace:
+			p.next()
+			return
+		default:
+			p.errorf(t.Pos, "expected ';' or '}' closing the '{' of %s at %s, got %s", what, open.Pos, t.describe())
+		}
+		return
+	}
 }
 
 // lambda parses `\x y -> body`; the body extends as far as it can.
 func (p *parser) lambda() Expr {
 	l := &Lambda{Pos: p.next().Pos}
+	var binds []LetBinding
 	for !p.failed && p.peek().kind != tokArrow {
-		if n, ok := p.param(); ok {
+		if n, b, ok := p.param(); ok {
 			l.Params = append(l.Params, n)
+			binds = append(binds, b...)
 		} else {
 			p.errorf(p.peek().Pos, "expected a parameter name or '->' in the lambda, got %s (patterns are not supported yet)", p.peek().describe())
 		}
@@ -166,7 +204,7 @@ func (p *parser) lambda() Expr {
 		p.errorf(p.peek().Pos, "a lambda takes at least one parameter")
 	}
 	p.expect(tokArrow, "'->'")
-	l.Body = p.expr()
+	l.Body = bindPattern(l.Pos, binds, p.expr())
 	return l
 }
 
@@ -179,31 +217,74 @@ func (p *parser) doBlock() Expr {
 		p.errorf(first.Pos, "an empty 'do' block")
 		return d
 	}
+	if first.kind == tokLBrace {
+		p.braced("the 'do' block", func() { d.Stmts = append(d.Stmts, p.doStmt()...) })
+		return d
+	}
 	outer := p.stopCol
 	p.stopCol = first.Pos.Col
 	defer func() { p.stopCol = outer }()
 	for !p.failed {
-		t := p.peek()
-		var st DoStmt
-		switch {
-		case t.kind == tokIdent && t.Text == "let":
-			p.next()
-			st.Let = p.letBindings()
-		case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokBind:
-			n := p.name("a name")
-			st.Bind = &n
-			p.next()
-			st.Expr = p.expr()
-		default:
-			st.Expr = p.expr()
-		}
-		d.Stmts = append(d.Stmts, st)
+		d.Stmts = append(d.Stmts, p.doStmt()...)
 		next := p.peek()
 		if p.failed || next.kind == tokEOF || !next.First || next.Pos.Col != p.stopCol || next.kind == tokIdent && next.Text == "where" {
 			break
 		}
 	}
 	return d
+}
+
+// doStmt reads one statement of a do block: `let` bindings, `x <- e` or
+// an expression; a pattern bind is two, the bind and a let of the
+// pattern's names.
+func (p *parser) doStmt() []DoStmt {
+	t := p.peek()
+	var st DoStmt
+	switch {
+	case t.kind == tokIdent && t.Text == "let":
+		p.next()
+		st.Let = p.letBindings()
+	case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokBind:
+		n := p.name("a name")
+		st.Bind = &n
+		p.next()
+		st.Expr = p.expr()
+	case p.startsPattern() && p.bindsPattern():
+		// `(a, b) <- e`: e bound to the pattern's name, then its names
+		// (a let of the block's, see Do).
+		n, binds := p.pattern()
+		st.Bind = &n
+		p.expect(tokBind, "'<-'")
+		st.Expr = p.expr()
+		return []DoStmt{st, {Let: binds}}
+	default:
+		st.Expr = p.expr()
+	}
+	return []DoStmt{st}
+}
+
+// bindsPattern reports whether the pattern starting here is followed by
+// '<-', a do block's bind.
+func (p *parser) bindsPattern() bool {
+	j := p.i
+	if p.toks[j].kind == tokIdent {
+		j += 2 // v@
+	}
+	depth := 0
+	for ; j < len(p.toks); j++ {
+		switch p.toks[j].kind {
+		case tokLParen, tokLBrace, tokLBracket:
+			depth++
+		case tokRParen, tokRBrace, tokRBracket:
+			depth--
+		case tokEOF:
+			return false
+		}
+		if depth == 0 {
+			return j+1 < len(p.toks) && p.toks[j+1].kind == tokBind
+		}
+	}
+	return false
 }
 
 // interpolate reads a string with `#{expr}` parts as the concatenation
@@ -227,16 +308,8 @@ func (p *parser) interpolate(t token) Expr {
 		if i > 0 {
 			add(&StrLit{Pos: t.Pos, Value: text[:i]})
 		}
-		depth, j := 1, i+2
-		for ; j < len(text) && depth > 0; j++ {
-			switch text[j] {
-			case '{':
-				depth++
-			case '}':
-				depth--
-			}
-		}
-		if depth > 0 {
+		j := partEnd(text, i+2)
+		if j < 0 {
 			p.errorf(t.Pos, "'#{' without its closing '}' in the string")
 			return &StrLit{Pos: t.Pos, Value: t.Text}
 		}
@@ -273,6 +346,11 @@ func (p *parser) guard() Expr {
 		g.Branches = append(g.Branches, b)
 	}
 	p.expect(tokColon, "another '? condition = value', or ':' and the value when no condition holds")
+	if p.failed {
+		// Nothing was read: parsing the default would start this guard
+		// again (`{?)`) and never end.
+		return g
+	}
 	g.Default = p.expr()
 	return g
 }
@@ -337,7 +415,11 @@ func (p *parser) startsAtom(t token) bool {
 		return false
 	}
 	switch t.kind {
-	case tokInt, tokReal, tokString, tokLParen, tokLBracket, tokLBrace, tokGetter, tokAt, tokBackslash:
+	case tokInt, tokReal, tokString, tokLParen, tokLBracket, tokLBrace, tokGetter, tokAt, tokBackslash, tokBang:
+		return true
+	case tokUnderscore: // a hole, reported by hole
+		return true
+	case tokGetterIndex, tokGetterOpen, tokGetterBracket:
 		return true
 	case tokIdent:
 		return !keywords[t.Text]
@@ -366,6 +448,8 @@ func (p *parser) atom() Expr {
 			return &BoolLit{Pos: t.Pos, Value: false}
 		case "Null":
 			return &NullLit{Pos: t.Pos}
+		case "Inf", "NaN":
+			p.errorf(t.Pos, "%s is not supported: a Real is finite in nexus, whose JSON has no infinity or NaN", t.Text)
 		}
 		return &Var{Pos: t.Pos, Name: t.Text}
 	case tokInt:
@@ -388,14 +472,12 @@ func (p *parser) atom() Expr {
 			return p.interpolate(t)
 		}
 		return &StrLit{Pos: t.Pos, Value: t.Text}
-	case tokGetter:
-		p.next()
-		return &Getter{Pos: t.Pos, Field: t.Text}
+	case tokGetter, tokGetterIndex, tokGetterOpen, tokGetterBracket:
+		return p.access()
 	case tokAt:
 		p.next()
 		if t.Text != "throw" {
-			p.errorf(t.Pos, "unknown '@%s'; the only @-form in an expression is @throw", t.Text)
-			return &UnitLit{Pos: t.Pos}
+			return p.intrinsic(t)
 		}
 		if !p.startsAtom(p.peek()) {
 			p.errorf(p.peek().Pos, "expected a message after @throw, got %s", p.peek().describe())
@@ -403,6 +485,8 @@ func (p *parser) atom() Expr {
 		return &Throw{Pos: t.Pos, Message: p.atom()}
 	case tokLParen:
 		return p.parenExpr()
+	case tokBang:
+		return p.force()
 	case tokBackslash:
 		return p.lambda()
 	case tokLBracket:
@@ -416,7 +500,7 @@ func (p *parser) atom() Expr {
 	case tokLBrace:
 		return p.recordLit()
 	case tokUnderscore:
-		p.errorf(t.Pos, "'_' can only stand for an ignored parameter, not in an expression")
+		p.hole(t)
 		return &UnitLit{Pos: t.Pos}
 	}
 	p.errorf(t.Pos, "expected an expression, got %s", t.describe())
@@ -438,6 +522,9 @@ func (p *parser) parenExpr() Expr {
 		p.next()
 		return &UnitLit{Pos: open.Pos}
 	}
+	if p.isSetterStart() {
+		return p.setters(open, p.accessChain())
+	}
 	if t := p.peek(); p.isOp(t) && (t.kind != tokMinus || p.peekAt(1).kind == tokRParen) {
 		// (+), or a right section (* 2); (- 1) is negate 1.
 		p.next()
@@ -454,6 +541,9 @@ func (p *parser) parenExpr() Expr {
 		first = p.guard()
 	} else {
 		first, op = p.infix(true)
+	}
+	if op == nil {
+		first = p.ascription(first)
 	}
 	if op != nil {
 		p.expect(tokRParen, "')' closing the operator section")

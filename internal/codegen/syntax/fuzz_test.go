@@ -15,6 +15,7 @@ func FuzzParse(f *testing.F) {
 		"module m (a)\nsource Py from \"a.py\" (\"a\" as b)\nb :: <IO> (Int, Str) -> ()\n",
 		"{- {- -} -}\nmodule m (a)\nf = {a = \"\\u00e9\", b = (1, -2e3)}\n",
 		"module m (a)\nf _ = @throw \"x\"\n",
+		"module m (a)\nclass Semigroup a => Monoid a where\n  (<>) :: a -> a -> a\ninstance Monoid Str, Monoid [a] where\n  source Py from \"a.py\" (\"j\" as (<>))\n  mempty = \"\"\n",
 	} {
 		f.Add(seed)
 	}

@@ -17,19 +17,25 @@ type lexer struct {
 	off  int
 	line int
 	col  int
+	file string // of every position, see diag.Pos
 	sink *diag.Sink
 
 	toks     []token
 	lastLine int // line of the last token, to mark the first token of a line
+	// brackets are the open brackets, true for a getter's `.(` or `.[`,
+	// and closedGetter says the last token closed one: a '.' right after
+	// it goes on with the getter chain (`.[0].x`).
+	brackets     []bool
+	closedGetter bool
 }
 
 func lex(src string, start diag.Pos, sink *diag.Sink) []token {
-	l := &lexer{src: src, line: start.Line, col: start.Col, sink: sink, lastLine: -1}
+	l := &lexer{src: src, line: start.Line, col: start.Col, file: start.File, sink: sink, lastLine: -1}
 	l.run()
 	return l.toks
 }
 
-func (l *lexer) pos() diag.Pos { return diag.Pos{Line: l.line, Col: l.col} }
+func (l *lexer) pos() diag.Pos { return diag.Pos{Line: l.line, Col: l.col, File: l.file} }
 
 func (l *lexer) peekRune(ahead int) rune {
 	off := l.off
@@ -60,6 +66,7 @@ func (l *lexer) advance() rune {
 func (l *lexer) emit(kind kind, text string, pos diag.Pos, offset int) *token {
 	t := token{kind: kind, Text: text, Pos: pos, Offset: offset, End: l.off, First: pos.Line != l.lastLine}
 	l.lastLine = pos.Line
+	l.trackBrackets(kind)
 	l.toks = append(l.toks, t)
 	return &l.toks[len(l.toks)-1]
 }
@@ -74,11 +81,8 @@ func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 // and touches the current position, so a '.' here is composition (f.g) and
 // not a getter.
 func (l *lexer) prevEndsValueAdjacent() bool {
-	if len(l.toks) == 0 {
-		return false
-	}
-	t := l.toks[len(l.toks)-1]
-	if t.End != l.off {
+	t, ok := l.touching()
+	if !ok {
 		return false
 	}
 	switch t.kind {
@@ -86,6 +90,14 @@ func (l *lexer) prevEndsValueAdjacent() bool {
 		return true
 	}
 	return false
+}
+
+// touching is the previous token when it ends at the cursor.
+func (l *lexer) touching() (token, bool) {
+	if len(l.toks) == 0 || l.toks[len(l.toks)-1].End != l.off {
+		return token{}, false
+	}
+	return l.toks[len(l.toks)-1], true
 }
 
 func (l *lexer) run() {
@@ -103,6 +115,7 @@ func (l *lexer) run() {
 			for l.off < len(l.src) && isIdentRune(l.peekRune(0)) {
 				l.advance()
 			}
+			l.qualified(off)
 			text := l.src[off:l.off]
 			if text == "_" {
 				l.emit(tokUnderscore, text, pos, off)
@@ -111,8 +124,10 @@ func (l *lexer) run() {
 			}
 		case isDigit(r) || (r == '-' && isDigit(l.peekRune(1)) && !l.prevEndsValueAdjacent()):
 			l.number()
-		case r == '"':
+		case r == '"' || strings.HasPrefix(l.src[l.off:], "'''"):
 			l.str()
+		case r == '.' && l.startsGetterStep():
+			l.getterStep(pos, off)
 		case r == '.' && isIdentStart(l.peekRune(1)) && !l.prevEndsValueAdjacent():
 			l.advance()
 			start := l.off
@@ -134,40 +149,19 @@ func (l *lexer) run() {
 	l.emit(tokEOF, "", l.pos(), l.off)
 }
 
-var twoCharPunct = map[string]kind{"::": tokDoubleColon, "->": tokArrow, "=>": tokFatArrow, "<-": tokBind}
-
 var oneCharPunct = map[rune]kind{
-	'=': tokEquals, '(': tokLParen, ')': tokRParen, '[': tokLBracket, ']': tokRBracket,
-	'{': tokLBrace, '}': tokRBrace, ',': tokComma, '?': tokQuestion, '<': tokLess,
-	'>': tokGreater, '.': tokDot, '*': tokStar, '-': tokMinus, ':': tokColon, '\\': tokBackslash,
+	'(': tokLParen, ')': tokRParen, '[': tokLBracket, ']': tokRBracket,
+	'{': tokLBrace, '}': tokRBrace, ',': tokComma, ';': tokSemi, '\\': tokBackslash,
 }
 
-// twoCharOps and oneCharOps are the operators that are tokOp; '<', '>',
-// '*', '-' and '.' keep kinds of their own, being also punctuation.
-var (
-	twoCharOps = map[string]bool{"&&": true, "||": true, "==": true, "!=": true, "<=": true, ">=": true, "<>": true, "**": true, "//": true, "++": true}
-	oneCharOps = map[rune]bool{'+': true, '/': true, '%': true, '$': true}
-)
-
 func (l *lexer) punct(r rune, pos diag.Pos, off int) {
-	if l.off+2 <= len(l.src) && twoCharOps[l.src[l.off:l.off+2]] {
-		l.advance()
-		l.advance()
-		l.emit(tokOp, l.src[off:l.off], pos, off)
+	if isOpRune(r) {
+		l.operator(pos, off)
 		return
 	}
-	if oneCharOps[r] {
-		l.advance()
-		l.emit(tokOp, string(r), pos, off)
+	if r == '`' {
+		l.backtick(pos, off)
 		return
-	}
-	if l.off+2 <= len(l.src) {
-		if k, ok := twoCharPunct[l.src[l.off:l.off+2]]; ok {
-			l.advance()
-			l.advance()
-			l.emit(k, l.src[off:l.off], pos, off)
-			return
-		}
 	}
 	l.advance()
 	if k, ok := oneCharPunct[r]; ok {
@@ -323,18 +317,53 @@ var hexEscapes = map[rune]int{'x': 2, 'u': 4, 'U': 8}
 // \a \b \f \v, \xHH, \uHHHH and \UHHHHHHHH.
 func (l *lexer) str() {
 	pos, off := l.pos(), l.off
+	quote := l.peekRune(0)
+	triple := strings.HasPrefix(l.src[l.off:], strings.Repeat(string(quote), 3))
+	if triple {
+		l.advance()
+		l.advance()
+	}
 	l.advance()
 	var b strings.Builder
+	var code interpolation
 	for {
-		if l.off >= len(l.src) || l.peekRune(0) == '\n' {
-			l.sink.Errorf(pos, "unterminated string: expected a closing '\"'")
+		if code.depth > 0 && l.off < len(l.src) && l.peekRune(0) != '\n' {
+			l.interpolated(&code, &b)
+			continue
+		}
+		if l.off >= len(l.src) || (!triple && l.peekRune(0) == '\n') {
+			closing := string(quote)
+			if triple {
+				closing = strings.Repeat(closing, 3)
+			}
+			if code.depth > 0 {
+				l.sink.Errorf(pos, "'#{' without its closing '}' in the string")
+			} else {
+				l.sink.Errorf(pos, "unterminated string: expected a closing '%s'", closing)
+			}
 			l.emit(tokInvalid, l.src[off:l.off], pos, off)
 			return
 		}
 		escPos := l.pos()
-		r := l.advance()
-		if r == '"' {
+		if triple && strings.HasPrefix(l.src[l.off:], strings.Repeat(string(quote), 3)) {
+			l.advance()
+			l.advance()
+			l.advance()
 			break
+		}
+		r := l.advance()
+		if !triple && r == '"' {
+			break
+		}
+		if r == '#' && l.off < len(l.src) && l.peekRune(0) == '{' {
+			code.depth = 1
+			b.WriteRune(r)
+			b.WriteRune(l.advance())
+			continue
+		}
+		if triple && r == '\\' && l.off < len(l.src) && l.peekRune(0) == '\'' {
+			b.WriteRune(l.advance())
+			continue
 		}
 		if r != '\\' {
 			b.WriteRune(r)
@@ -367,5 +396,43 @@ func (l *lexer) str() {
 		}
 		b.WriteRune(rune(v))
 	}
-	l.emit(tokString, b.String(), pos, off)
+	text := b.String()
+	if triple {
+		text = dedent(text)
+	}
+	l.emit(tokString, text, pos, off)
+}
+
+// dedent is the text of a triple-quoted string as Morloc reads it: without
+// its first line when that is blank, nor its last when that is blank, and
+// without the leading spaces all its non-blank lines share.
+func dedent(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	if strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	if n := len(lines); n > 0 && strings.TrimSpace(lines[n-1]) == "" {
+		lines = lines[:n-1]
+	}
+	common := -1
+	for _, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		n := len(line) - len(strings.TrimLeft(line, " "))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	for i, line := range lines {
+		if len(line) >= common && common > 0 {
+			lines[i] = line[common:]
+		} else if strings.TrimSpace(line) == "" {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -67,6 +67,7 @@ type item struct {
 func splitItems(src string, toks []token, sink *diag.Sink) []item {
 	var items []item
 	var pending []token
+	var depth bracketDepth
 	for _, t := range toks {
 		if t.kind == tokEOF {
 			break
@@ -75,7 +76,8 @@ func splitItems(src string, toks []token, sink *diag.Sink) []item {
 			pending = append(pending, t)
 			continue
 		}
-		if len(items) == 0 || (t.First && t.Pos.Col == 1) {
+		if len(items) == 0 || (t.First && t.Pos.Col == 1 && !depth.continues(items[len(items)-1].toks, t)) {
+			depth = 0
 			if len(items) == 0 && t.Pos.Col != 1 {
 				sink.Errorf(t.Pos, "a top-level item must start at column 1")
 			}
@@ -86,6 +88,7 @@ func splitItems(src string, toks []token, sink *diag.Sink) []item {
 		cur.toks = append(cur.toks, pending...)
 		cur.toks = append(cur.toks, t)
 		pending = nil
+		depth.update(t)
 	}
 	for _, d := range pending {
 		sink.Warnf(d.Pos, "docstring at the end of the file is not attached to anything; ignored")
@@ -103,7 +106,7 @@ func endOf(src string, toks []token) token {
 	text := src[last.Offset:last.End]
 	pos := last.Pos
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-		pos = diag.Pos{Line: pos.Line + strings.Count(text, "\n"), Col: utf8.RuneCountInString(text[i+1:]) + 1}
+		pos.Line, pos.Col = pos.Line+strings.Count(text, "\n"), utf8.RuneCountInString(text[i+1:])+1
 	} else {
 		pos.Col += utf8.RuneCountInString(text)
 	}
@@ -129,6 +132,8 @@ type parser struct {
 	// stopCol ends a type at a line that starts at or left of it, so a
 	// record field's type does not run into the next field.
 	stopCol int
+	// forces counts the '!' read so far (forces.go).
+	forces int
 }
 
 func (p *parser) errorf(pos diag.Pos, format string, args ...any) {
@@ -234,6 +239,7 @@ func (p *parser) stringLit(what string) StringLit {
 
 // item parses one top-level item into f.
 func (p *parser) item(f *File, doc Doc) {
+	p.inlinePragma()
 	t := p.peek()
 	switch {
 	case t.kind == tokIdent && t.Text == "module":
@@ -252,7 +258,11 @@ func (p *parser) item(f *File, doc Doc) {
 		if s := p.source(doc); s != nil {
 			f.Sources = append(f.Sources, s)
 		}
-	case t.kind == tokIdent && t.Text == "record" && startsUpper(p.peekAt(1)):
+	case t.kind == tokIdent && t.Text == "newtype" && startsUpper(p.peekAt(1)):
+		if nt := p.newtype(doc); nt != nil {
+			f.Newtypes = append(f.Newtypes, nt)
+		}
+	case t.kind == tokIdent && (t.Text == "record" || t.Text == "object") && startsUpper(p.peekAt(1)):
 		if p.peekAt(2).kind == tokFatArrow {
 			if rl := p.recordLang(doc); rl != nil {
 				f.RecordLangs = append(f.RecordLangs, rl)
@@ -270,6 +280,14 @@ func (p *parser) item(f *File, doc Doc) {
 		}
 	case t.kind == tokIdent && t.Text == "type" && (startsUpper(p.peekAt(1)) || p.peekAt(1).kind == tokLParen || p.peekAt(2).kind == tokFatArrow):
 		p.typeDecl(f, doc)
+	case t.kind == tokLParen && p.opName(0) && p.peekAt(3).kind == tokDoubleColon:
+		if s := p.signature(doc); s != nil {
+			f.Signatures = append(f.Signatures, s)
+		}
+	case t.kind == tokLParen && p.opName(0):
+		if d := p.def(doc); d != nil {
+			f.Defs = append(f.Defs, d)
+		}
 	case t.kind == tokIdent && !keywords[t.Text] && p.peekAt(1).kind == tokDoubleColon:
 		if s := p.signature(doc); s != nil {
 			f.Signatures = append(f.Signatures, s)
@@ -278,13 +296,19 @@ func (p *parser) item(f *File, doc Doc) {
 		if d := p.def(doc); d != nil {
 			f.Defs = append(f.Defs, d)
 		}
+	case t.kind == tokIdent && (t.Text == "class" || t.Text == "instance"):
+		p.classItem(f, doc)
 	case t.kind == tokIdent:
 		p.errorf(t.Pos, "'%s' declarations are not supported; expected a module header, import, source, record, signature or definition", t.Text)
 	default:
 		p.errorf(t.Pos, "expected a module header, import, source, record, signature or definition, got %s", t.describe())
 	}
 	if !p.failed && p.peek().kind != tokEOF {
-		p.errorf(p.peek().Pos, "unexpected %s; a continuation line must be indented, and a new item starts at column 1", p.peek().describe())
+		if t := p.peek(); t.kind == tokSemi {
+			p.errorf(t.Pos, "unexpected ';': it separates the items of a '{ ... }' block after 'do' or 'let', and top-level items are on lines of their own")
+		} else {
+			p.errorf(t.Pos, "unexpected %s; a continuation line must be indented, and a new item starts at column 1", t.describe())
+		}
 	}
 	if !p.failed {
 		p.skipDocs()
@@ -366,78 +390,82 @@ func (p *parser) moduleName(what string) Name {
 	return n
 }
 
-func (p *parser) module(doc Doc) *Module {
-	m := &Module{Pos: p.next().Pos, Doc: doc}
-	m.Name = p.moduleName("a module name after 'module'")
-	p.expect(tokLParen, "'(' and the exported names after the module name")
-	if p.peek().kind == tokStar {
-		p.next()
-		m.All = true
-	} else {
-		for !p.failed {
-			m.Exports = append(m.Exports, p.name("an exported name"))
-			if p.peek().kind != tokComma {
-				break
-			}
-			p.next()
-		}
-	}
-	p.expect(tokRParen, "',' or ')' in the export list")
-	if p.failed {
-		return nil
-	}
-	return m
-}
-
-func (p *parser) importDecl(doc Doc) *Import {
-	im := &Import{Pos: p.next().Pos, Doc: doc}
-	im.Module = p.moduleName("a module name after 'import'")
-	if p.peek().kind == tokLParen {
-		p.next()
-		for !p.failed && p.peek().kind != tokRParen {
-			im.Names = append(im.Names, p.name("an imported name"))
-			if p.peek().kind != tokComma {
-				break
-			}
-			p.next()
-		}
-		p.expect(tokRParen, "',' or ')' in the import list")
-	}
-	if p.failed {
-		return nil
-	}
-	return im
-}
-
 func (p *parser) source(doc Doc) *Source {
 	s := &Source{Pos: p.next().Pos, Doc: doc}
 	s.Lang = p.name("a language (Py, Cpp, Go or MCP) after 'source'")
-	p.expectWord("from", "after the source language")
-	s.Path = p.stringLit("the source file path (or MCP server) as a string")
-	p.expect(tokLParen, "'(' and the sourced names after the path")
-	for !p.failed {
-		var it SourceItem
-		it.Name = p.stringLit("a sourced name as a string, like \"name\"")
-		if p.isWord("as") {
-			p.next()
-			it.Alias = p.name("a name after 'as'")
-		} else if !p.failed {
-			if !isName(it.Name.Value) {
-				p.errorf(it.Name.Pos, "%q is not a valid name in the program; give it one with 'as %s'", it.Name.Value, aliasFor(it.Name.Value))
-			}
-			it.Alias = Name{Pos: it.Name.Pos, Name: it.Name.Value}
-		}
-		s.Items = append(s.Items, it)
-		if p.peek().kind != tokComma {
-			break
-		}
+	if p.isWord("from") {
 		p.next()
+		s.Path = p.stringLit("the source file path (or MCP server) as a string")
+	} else if p.peek().kind != tokLParen {
+		p.expectWord("from", "after the source language")
+	} else {
+		// `source Py ("len" as size)`: the language's own builtins.
+		s.Builtin = true
+		s.Path = StringLit{Pos: p.peek().Pos}
 	}
-	p.expect(tokRParen, "',' or ')' in the list of sourced names")
+	if p.isWord("where") {
+		p.next()
+		p.sourceBlock(s)
+	} else {
+		p.expect(tokLParen, "'(' and the sourced names after the path, or 'where' and the names on indented lines")
+		for !p.failed {
+			s.Items = append(s.Items, p.sourceItem(nil))
+			if p.peek().kind != tokComma {
+				break
+			}
+			p.next()
+		}
+		p.expect(tokRParen, "',' or ')' in the list of sourced names")
+	}
 	if p.failed {
 		return nil
 	}
 	return s
+}
+
+// sourceBlock reads the names of `source Py from "f.py" where`, one a
+// line, each after its docstring and an optional `%inline` (which nexus
+// reads and ignores: it calls every function where its pool runs).
+func (p *parser) sourceBlock(s *Source) {
+	for !p.failed {
+		doc := p.docs()
+		if p.toks[p.i].kind == tokEOF {
+			break
+		}
+		if t := p.peek(); t.Text == "%" && p.peekAt(1).Text == "inline" {
+			p.next()
+			p.next()
+			doc = append(doc, p.docs()...)
+		}
+		s.Items = append(s.Items, p.sourceItem(doc))
+	}
+	if !p.failed && len(s.Items) == 0 {
+		p.errorf(p.peek().Pos, "expected the sourced names on indented lines after 'where'")
+	}
+}
+
+// sourceItem reads one sourced name: "name" or name, then `as alias`.
+func (p *parser) sourceItem(doc Doc) SourceItem {
+	it := SourceItem{Doc: doc}
+	if p.foreignOperator(&it) {
+		return it
+	}
+	if t := p.peek(); t.kind == tokIdent && !keywords[t.Text] {
+		p.next()
+		it.Name = StringLit{Pos: t.Pos, Value: t.Text}
+	} else {
+		it.Name = p.stringLit("a sourced name as a string, like \"name\"")
+	}
+	if p.isWord("as") {
+		p.next()
+		it.Alias = p.sourceAlias()
+	} else if !p.failed {
+		if !isName(it.Name.Value) {
+			p.errorf(it.Name.Pos, "%q is not a valid name in the program; give it one with 'as %s'", it.Name.Value, aliasFor(it.Name.Value))
+		}
+		it.Alias = Name{Pos: it.Name.Pos, Name: it.Name.Value}
+	}
+	return it
 }
 
 // aliasFor suggests a program name for a source name that is not one:

@@ -59,8 +59,8 @@ func TestImports(t *testing.T) {
 	if strings.Join(got, " ") != "root root-py root-cpp math.stats" {
 		t.Fatalf("imports: %v", got)
 	}
-	if len(f.Imports[2].Names) != 2 || f.Imports[2].Names[1].Name != "b" {
-		t.Errorf("import list: %+v", f.Imports[2].Names)
+	if len(f.Imports[2].Items) != 2 || f.Imports[2].Items[1].Name.Name != "b" {
+		t.Errorf("import list: %+v", f.Imports[2].Items)
 	}
 	if p := f.Imports[1].Module.Pos; p != (diag.Pos{Line: 3, Col: 8}) {
 		t.Errorf("import position %v", p)
@@ -109,6 +109,11 @@ func TestTypes(t *testing.T) {
 		{"f :: <Err> Str", "f :: Str"},
 		{"f :: Int", "f :: Int"},
 		{"f :: List Int -> Int", "f :: (List Int) -> Int"},
+		{"f :: (a -> b) -> [a] -> [b]", "f :: (a -> b) -> [a] -> [b]"},
+		{"f :: (a -> <IO> b -> c) -> Map a b", "f :: (a -> b -> c) -> (Map a b)"},
+		{"f :: Ord a => a -> a", "f :: a -> a"},
+		{"f :: (Foldable f, Monoid a) => [a] -> a", "f :: [a] -> a"},
+		{"f :: Ord => a -> (a, Int) -> a", "f :: a -> (a, Int) -> a"},
 	}
 	for _, tt := range tests {
 		f := parseOK(t, "module m (*)\n"+tt.src)
@@ -272,7 +277,7 @@ func TestExpressions(t *testing.T) {
 		{"f r = .x (.y r)", "(.x (.y r))"},
 		{"f = g . h", "(g . h)"},
 		{"f = g 1 . h . .mean", "((g 1) . h . .mean)"},
-		{"f = g.h", "(g . h)"},
+		{"f = g.h", "g.h"}, // a qualified name (an import `as g`), not composition
 		{`f _ = @throw "no"`, `(@throw "no")`},
 		{`f x = g (@throw "no") x`, `(g (@throw "no") x)`},
 		{"f x =\n  g\n    x\n    [ 1\n    , 2\n    ]", "(g x [1, 2])"},
@@ -338,21 +343,35 @@ func TestSyntaxErrors(t *testing.T) {
 		{"  module m (a)", "1:3: a top-level item must start at column 1"},
 		{"module m (a)\nf x = 1\nwhere y = 2", "3:1: 'where' declarations are not supported; expected a module header, import, source, record, signature or definition"},
 		{"module m (a)\nrecord R where\n  x :: Int\n  y Int", "4:5: expected '::' after the field name, got 'Int'"},
-		{"module m (a)\nrecord R = R", "2:10: expected 'where' after the record name, followed by indented fields, got '='"},
-		{"module m (a)\nf :: [Int -> Int] -> Int", "2:11: function types are not supported as arguments"},
-		{"module m (a)\nf x = @foo 1", "2:7: unknown '@foo'; the only @-form in an expression is @throw"},
+		{"module m (a)\nf x = (x :: Int", "2:16: expected ',' or ')', got end of input"},
+		{"module m (a)\nf = {?)", "2:6: expected a field name in the record, got '?'"},
+		{"module m (a)\nf = Inf", "2:5: Inf is not supported: a Real is finite in nexus, whose JSON has no infinity or NaN"},
+		{"module m (a)\nf = do { a <- g; a", "2:19: expected ';' or '}' closing the '{' of the 'do' block at 2:8, got end of input"},
+		{"module m (a)\nf = \"\"\"never closed", "2:5: unterminated string: expected a closing '\"\"\"'"},
+		{"module m (a)\nrecord R R", "2:10: expected 'where' or '=' after the record name, followed by the fields, got 'R'"},
+		{"module m (a)\nrecord R = R { x :: Int y :: Int }", "2:25: expected ',' or '}' in the record's fields, got 'y'"},
+		{"module m (a)\nrecord R = { x :: Int }", "2:12: expected the record's constructor name after '=', got '{'"},
+		{"module m (a)\nnewtype P :: Str", "2:11: a type alias's parameters are lower-case type variables, got '::'"},
+		{"module m (a)\nf = .(.0, .x = 1) t", "2:14: a group holds getters or setters, not both"},
+		{"module m (a)\nf = .(.x = 1, .y) t", "2:17: expected '=' and a value in the setter, got ')'"},
+		{"module m (a)\nf = .(.0).1 t", "2:10: a getter chain ends with its group '.(...)'; nothing may follow it"},
+		{"module m (a)\nf = .[] t", "2:7: expected an index or a slice i:j inside '.[', got ']'"},
+		{"module m (a)\nf = .[1:2,", "2:10: expected ':' or ']' closing the index, got ','"},
 		{"module m (a)\nf x = @throw", "2:13: expected a message after @throw, got end of input"},
 		{"module m (a)\n{- never closed", "2:1: unterminated block comment: '{-' without '-}'"},
 		{"module m (a)\nf x = 99999999999999999999", "2:7: integer 99999999999999999999 does not fit in 64 bits"},
 		{"module m (a)\nf x = 12abc", "2:7: malformed number \"12abc\""},
-		{"module m (a)\nf = 1 ^ 2", "2:7: unexpected character '^'"},
+		{"module m (a)\nf = 1 ; 2", "2:7: unexpected ';': it separates the items of a '{ ... }' block after 'do' or 'let', and top-level items are on lines of their own"},
+		{"module m (a)\nf = do\n  !x", "3:3: a '!' as a statement of its own; the statement runs already: write it without the '!'"},
 		{"module m (a)\nsource Py from \"x.py\" (\"a.b\")", "2:24: \"a.b\" is not a valid name in the program; give it one with 'as aB'"},
 		{"module m (a)\nsource MCP from \"srv\" (\"get-sum\")", "2:24: \"get-sum\" is not a valid name in the program; give it one with 'as getSum'"},
 		{"module m (a)\nsource MCP from \"srv\" (\"2-x\")", "2:24: \"2-x\" is not a valid name in the program; give it one with 'as name'"},
 		{"module m (a)\nsource Py \"x.py\" (\"a\")", "2:11: expected 'from' after the source language, got string"},
-		{"module m (a)\nsource Py from x.py (\"a\")", "2:16: expected the source file path (or MCP server) as a string, got 'x'"},
+		{"module m (a)\nsource Py from x.py (\"a\")", "2:16: expected the source file path (or MCP server) as a string, got 'x.py'"},
 		{"module m (a)\nf 1 = 2", "2:3: expected a parameter name, '=' or '::' after 'f', got number 1"},
-		{"module m (a)\nf x = _", "2:7: '_' can only stand for an ignored parameter, not in an expression"},
+		{"module m (a)\nf x = _", "2:7: " + holeMessage},
+		{"module m (a)\nf xs = filter (isBig _ 3) xs", "2:22: " + holeMessage},
+		{"module m (a)\nf xs = zipWith (_, _) xs xs", "2:17: " + holeMessage},
 		{"module m (a)\n=> x", "2:1: expected a module header, import, source, record, signature or definition, got '=>'"},
 		{"module m (a)\nmodule n (b)", "2:1: a second module header; a file holds one module (the first is at 1:1)"},
 		{"module m (a)\nimport root-", "2:13: expected the rest of the module name after '-'"},
@@ -629,9 +648,9 @@ func TestLet(t *testing.T) {
 		"r x = let s ? x > 0 = x : 0 in s":                    "(let s = (? (x > 0) = x : 0); in s)",
 	})
 	checkFirstErrors(t, map[string]string{
-		"f = let x = 1":                "expected 'in' after the bindings of the 'let', got end of input",
-		"f = let g x = x in g 1":       "expected '=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')",
-		"f = let (a, b) = (1, 2) in a": "expected a name to bind in the 'let', got '(' (patterns are not supported yet)",
+		"f = let x = 1":          "expected 'in' after the bindings of the 'let', got end of input",
+		"f = let g x = x in g 1": "expected '=' after the name in the 'let' (a 'let' binds values; write a function in a 'where')",
+		"f = let [a] = xs in a":  "a list cannot be destructured by a pattern; use .[i] or the prelude's uncons",
 	})
 }
 
@@ -668,8 +687,7 @@ func TestLambdasAndDo(t *testing.T) {
 		"f a = do\n  x <- g a\n  let y = x + 1\n  h y\n  x * y": "(do x <- (g a); let (let y = (x + 1);); (h y); (x * y);)",
 	})
 	checkFirstErrors(t, map[string]string{
-		"f = \\ -> 1":       "a lambda takes at least one parameter",
-		"f = \\(a, b) -> a": "expected a parameter name or '->' in the lambda, got '(' (patterns are not supported yet)",
+		"f = \\ -> 1": "a lambda takes at least one parameter",
 	})
 }
 
@@ -685,4 +703,37 @@ func TestInterpolation(t *testing.T) {
 	checkFirstErrors(t, map[string]string{
 		"f x = \"a #{x\"": "'#{' without its closing '}' in the string",
 	})
+}
+
+// Triple-quoted strings (either quote) span lines, lose a blank first and
+// last line and their common indentation; explicit braces with ';' turn
+// layout off in do and let.
+func TestTripleQuotesAndBraces(t *testing.T) {
+	checkBodies(t, map[string]string{
+		"f = \"\"\"\n  one\n    two\n  \"\"\"": `"one\n  two"`,
+		"f = '''it\\'s'''":                     `"it's"`,
+		"f = \"\"\"a \"quoted\" #{x}\"\"\"":    `("a \"quoted\" " <> x)`,
+		"f = do { a <- g; b }":                 `(do a <- g; b;)`,
+		"f = let { a = 1; b = 2 } in a":        `(let a = 1; b = 2; in a)`,
+	})
+}
+
+// TestPatterns: tuple, record and as-patterns in parameters, lambdas, lets
+// and do binds become projections of the value they match.
+func TestPatterns(t *testing.T) {
+	checkBodies(t, map[string]string{
+		"f = \\(a, b) -> b":             "(\\_pat2_6 -> (let a = (<.0> _pat2_6); b = (<.1> _pat2_6); in b))",
+		"f = let (a, {x = c}) = g in c": "(let _pat2_9 = g; a = (<.0> _pat2_9); c = (.x (<.1> _pat2_9)); in c)",
+		"f = \\v@(a, _) -> a":           "(\\v -> (let a = (<.0> v); in a))",
+		"f = do\n  (a, b) <- g\n  a":    "(do _pat3_3 <- g; let (let a = (<.0> _pat3_3); b = (<.1> _pat3_3);); a;)",
+	})
+	f := parseOK(t, "module m (f)\nf (x, y) {name = n} = x\n")
+	d := f.Defs[0]
+	var where []string
+	for _, w := range d.Where {
+		where = append(where, w.Name.Name+" = "+exprString(w.Body))
+	}
+	if len(d.Params) != 2 || d.Params[0].Name != "_pat2_3" || strings.Join(where, "; ") != "x = (<.0> _pat2_3); y = (<.1> _pat2_3); n = (.name _pat2_10)" {
+		t.Errorf("pattern parameters: %v, where %v", d.Params, where)
+	}
 }

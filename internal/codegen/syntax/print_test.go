@@ -31,6 +31,12 @@ func typeString(t Type) string {
 		return "(" + strings.Join(parts, ", ") + ")"
 	case *UnitType:
 		return "()"
+	case *FuncType:
+		parts := make([]string, 0, len(t.Params)+1)
+		for _, p := range append(append([]Type(nil), t.Params...), t.Result) {
+			parts = append(parts, typeString(p))
+		}
+		return "(" + strings.Join(parts, " -> ") + ")"
 	}
 	return fmt.Sprintf("<%T>", t)
 }
@@ -63,6 +69,8 @@ func exprString(e Expr) string {
 		return "(" + exprString(e.Fun) + " " + exprsString(e.Args, " ") + ")"
 	case *Getter:
 		return "." + e.Field
+	case *Access:
+		return accessString(e)
 	case *Infix:
 		out := "(" + exprString(e.Operands[0])
 		for i, op := range e.Ops {
@@ -117,6 +125,10 @@ func exprString(e Expr) string {
 		return "(" + e.Op.Name + ")"
 	case *Throw:
 		return "(@throw " + exprString(e.Message) + ")"
+	case *Intrinsic:
+		return "@" + e.Name
+	case *Ascription:
+		return "(" + exprString(e.Expr) + " :: " + effectsString(e.Type.Effects) + typeString(e.Type.Type) + ")"
 	}
 	return fmt.Sprintf("<%T>", e)
 }

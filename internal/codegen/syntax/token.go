@@ -26,6 +26,7 @@ const (
 	tokLBrace           // {
 	tokRBrace           // }
 	tokComma            // ,
+	tokSemi             // ; between the items of an explicit-brace block
 	tokQuestion         // ?
 	tokLess             // <
 	tokGreater          // >
@@ -38,6 +39,15 @@ const (
 	tokBind             // <- (a do block's binding)
 	tokOp               // another operator: + / % $ && || == != <= >= <> ** // ++
 	tokInvalid          // text the lexer rejected, with an error reported already
+
+	// Getter steps after the first `.name` (getters.go).
+	tokGetterIndex   // .0, a tuple item; token.Text is the digits
+	tokGetterOpen    // .( opening a getter group or setters
+	tokGetterBracket // .[ opening an index or a slice
+
+	tokBang // ! the force prefix (forces.go)
+
+	tokBacktick // `and`, a foreign operator's text in a source list; token.Text is the text (foreignops.go)
 )
 
 var kindNames = [...]string{
@@ -64,6 +74,7 @@ var kindNames = [...]string{
 	tokLBrace:      "'{'",
 	tokRBrace:      "'}'",
 	tokComma:       "','",
+	tokSemi:        "';'",
 	tokQuestion:    "'?'",
 	tokLess:        "'<'",
 	tokGreater:     "'>'",
@@ -72,6 +83,14 @@ var kindNames = [...]string{
 	tokStar:        "'*'",
 	tokMinus:       "'-'",
 	tokInvalid:     "invalid text",
+
+	tokGetterIndex:   "tuple getter",
+	tokGetterOpen:    "'.('",
+	tokGetterBracket: "'.['",
+
+	tokBang: "'!'",
+
+	tokBacktick: "backtick name",
 }
 
 func (k kind) String() string {
@@ -109,7 +128,7 @@ func (t token) describe() string {
 		return "string"
 	case tokAt:
 		return "'@" + t.Text + "'"
-	case tokGetter:
+	case tokGetter, tokGetterIndex:
 		return "'." + t.Text + "'"
 	}
 	return t.kind.String()

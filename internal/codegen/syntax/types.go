@@ -3,10 +3,15 @@ package syntax
 import ()
 
 func (p *parser) signature(doc Doc) *Signature {
-	s := &Signature{Doc: doc}
-	s.Name = p.name("a name")
+	return p.signatureOf(p.termName("a name"), doc)
+}
+
+// signatureOf parses the rest of a signature after its name.
+func (p *parser) signatureOf(name Name, doc Doc) *Signature {
+	s := &Signature{Doc: doc, Name: name}
 	s.Pos = s.Name.Pos
 	p.expect(tokDoubleColon, "'::'")
+	s.Constraints = p.constraints()
 	var parts []*SigType
 	for !p.failed {
 		part := &SigType{Doc: p.docs()}
@@ -26,9 +31,8 @@ func (p *parser) signature(doc Doc) *Signature {
 }
 
 // effects reads an effect row such as <IO> or <IO, Err, e> before a type,
-// and returns its labels (none when there is no row). Effects have no
-// meaning of their own: the checker checks that each is declared, and
-// nothing more.
+// and returns its labels (none when there is no row). The checker
+// checks them (check/effectrules.go).
 func (p *parser) effects() []Name {
 	if p.peek().kind != tokLess {
 		return nil
@@ -94,7 +98,9 @@ func (p *parser) startsTypeArg(t token) bool {
 	case tokLBracket, tokLParen, tokQuestion:
 		return true
 	case tokIdent:
-		return startsUpper(t)
+		// A lower-case name is a type variable argument (Map k v), unless
+		// it starts the next field (`{ x :: Int y :: Int }`).
+		return !keywords[t.Text] && (startsUpper(t) || p.peekAt(1).kind != tokDoubleColon)
 	}
 	return false
 }
@@ -134,16 +140,72 @@ func (p *parser) atomType() Type {
 	return &UnitType{Pos: t.Pos}
 }
 
-// innerType is a type inside brackets, where layout does not apply.
+// innerType is a type inside brackets, where layout does not apply: a
+// function type `a -> <IO> b` too, whose arrows the brackets enclose.
 func (p *parser) innerType() Type {
 	saved := p.stopCol
 	p.stopCol = 0
 	defer func() { p.stopCol = saved }()
+	pos := p.peek().Pos
+	effects := p.effects() // kept on a function type's result only
 	t := p.typ()
-	if p.peek().kind == tokArrow {
-		p.errorf(p.peek().Pos, "function types are not supported as arguments")
+	if p.peek().kind != tokArrow {
+		return t
 	}
-	return t
+	ft := &FuncType{Pos: pos, Params: []Type{t}}
+	for !p.failed && p.peek().kind == tokArrow {
+		p.next()
+		effects = p.effects()
+		ft.Params = append(ft.Params, p.typ())
+	}
+	ft.Effects = effects
+	ft.Result = ft.Params[len(ft.Params)-1]
+	ft.Params = ft.Params[:len(ft.Params)-1]
+	return ft
+}
+
+// constraints reads the class constraints before a signature's types,
+// `Ord a =>` or `(Foldable f, Monoid a) =>` (or Morloc's bare `Ord =>`),
+// when a '=>' follows them at the outer level of the signature.
+func (p *parser) constraints() []Type {
+	depth := 0
+scan:
+	for j := p.i; j < len(p.toks); j++ {
+		t := p.toks[j]
+		if j > p.i && t.First && t.Pos.Col <= p.stopCol {
+			return nil
+		}
+		switch t.kind {
+		case tokLParen, tokLBracket:
+			depth++
+		case tokRParen, tokRBracket:
+			depth--
+		case tokArrow, tokEOF:
+			if depth <= 0 {
+				return nil
+			}
+		case tokFatArrow:
+			if depth == 0 {
+				break scan
+			}
+		}
+	}
+	var out []Type
+	if p.peek().kind == tokLParen {
+		p.next()
+		for !p.failed {
+			out = append(out, p.typ())
+			if p.peek().kind != tokComma {
+				break
+			}
+			p.next()
+		}
+		p.expect(tokRParen, "',' or ')' in the class constraints")
+	} else {
+		out = append(out, p.typ())
+	}
+	p.expect(tokFatArrow, "'=>' after the class constraints")
+	return out
 }
 
 // typeDecl parses `type Lang => TTerm = "native" args` (a language map)
@@ -172,13 +234,7 @@ func (p *parser) typeDecl(f *File, doc Doc) {
 		return
 	}
 	ta := &TypeAlias{Pos: pos, Doc: doc}
-	var params []Type
-	ta.Name, params = p.typeTerm(true)
-	for _, pt := range params {
-		if nt, ok := pt.(*NamedType); ok {
-			ta.Params = append(ta.Params, Name{Pos: nt.Pos, Name: nt.Name})
-		}
-	}
+	ta.Name, ta.Params = p.typeHead()
 	if !p.failed && p.peek().kind != tokEquals {
 		p.errorf(p.peek().Pos, "'type %s' without '=' and a type declares a primitive type, which is not supported; write `type %s = Type` for an alias", ta.Name.Name, ta.Name.Name)
 		return
@@ -232,6 +288,19 @@ func (p *parser) typeTerm(params bool) (Name, []Type) {
 	return name, args
 }
 
+// typeHead reads the left side of an alias or a newtype: its name and
+// its type variables.
+func (p *parser) typeHead() (Name, []Name) {
+	name, params := p.typeTerm(true)
+	var names []Name
+	for _, pt := range params {
+		if nt, ok := pt.(*NamedType); ok {
+			names = append(names, Name{Pos: nt.Pos, Name: nt.Name})
+		}
+	}
+	return name, names
+}
+
 // startsNativeArg reports whether t starts one of a language map's native
 // arguments: a type variable or type on the same logical line.
 func (p *parser) startsNativeArg(t token) bool {
@@ -261,7 +330,15 @@ func (p *parser) recordLang(doc Doc) *RecordLang {
 func (p *parser) record(doc Doc) *Record {
 	r := &Record{Pos: p.next().Pos, Doc: doc}
 	r.Name = p.name("a record name after 'record'")
-	p.expectWord("where", "after the record name, followed by indented fields")
+	r.Params = p.recordParams()
+	if !p.failed && p.peek().kind == tokEquals {
+		p.legacyRecord(r)
+		if p.failed {
+			return nil
+		}
+		return r
+	}
+	p.expectWord("where", "or '=' after the record name, followed by the fields")
 	for !p.failed {
 		fdoc := p.docs()
 		if p.toks[p.i].kind == tokEOF {

@@ -96,6 +96,7 @@ func (r *Runner) execute(ctx context.Context, inv *invocation) int {
 		}
 		d.Pools = r.Pools
 	}
+	ctx = dispatch.WithStdio(ctx, dispatch.Stdio{In: r.stdin(), Out: r.stdout(), Err: r.stderr()})
 	result, err := d.Run(ctx, inv.cmd, inv.args)
 	if err != nil {
 		return r.failure(ctx, err)

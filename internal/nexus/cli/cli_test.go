@@ -92,8 +92,8 @@ func TestRunSuccess(t *testing.T) {
 		{"many positional, none", []string{"variadic"}, "", "0\n"},
 		{"many positional, a JSON list among the values", []string{"variadic", "[1,2]", "3"}, "", "3\n"},
 		{"many positional, a file holding a list", []string{"variadic", "$DIR/list.json", "4"}, "", "4\n"},
-		{"many positional after an option", []string{"scale", "-f", "2", "1", "2.5"}, "", js(`[2.0,[1.0,2.5]]`)},
-		{"option after many positional", []string{"scale", "1", "2", "--factor", "0.5"}, "", js(`[0.5,[1.0,2.0]]`)},
+		{"many positional after an option", []string{"scale", "-f", "2", "1", "2.5"}, "", js(`[2,[1,2.5]]`)},
+		{"option after many positional", []string{"scale", "1", "2", "--factor", "0.5"}, "", js(`[0.5,[1,2]]`)},
 		{"many option", []string{"manyopt", "-x", "1", "--add", "2", "--add=3"}, "", "3\n"},
 		{"many option, none", []string{"manyopt"}, "", "0\n"},
 
@@ -137,8 +137,8 @@ func TestRunSuccess(t *testing.T) {
 		{"Json null is a value, an omitted ?Json none", []string{"anyjson", "null"}, "", "[null,null]\n"},
 		{"Json from a file", []string{"anyjson", "$DIR/any.json", "--extra=[true]"}, "", `[{"b":[1,2],"a":"é"},[true]]` + "\n"},
 		{"list from a file", []string{"ints", "$DIR/list.json"}, "", "[1,2,3]\n"},
-		{"record as JSON", []string{"point", `{"label":"q","y":2,"x":1}`}, "", `{"x":1.0,"y":2.0,"label":"q"}` + "\n"},
-		{"record from a file", []string{"point", "$DIR/point.json"}, "", `{"x":1.0,"y":2.5,"label":"p"}` + "\n"},
+		{"record as JSON", []string{"point", `{"label":"q","y":2,"x":1}`}, "", `{"x":1,"y":2,"label":"q"}` + "\n"},
+		{"record from a file", []string{"point", "$DIR/point.json"}, "", `{"x":1,"y":2.5,"label":"p"}` + "\n"},
 		{"Str from a file holding a JSON string", []string{"echo", "$DIR/str.json"}, "", js("from a file")},
 		{"Str naming a file that is not JSON is the name", []string{"echo", "$DIR/plain.txt"}, "", js(dir + "/plain.txt")},
 	}

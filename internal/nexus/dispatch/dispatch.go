@@ -55,7 +55,7 @@ func (d *Dispatcher) Run(ctx context.Context, c *manifest.Command, args []any) (
 	if len(args) != len(c.Args) {
 		return nil, fmt.Errorf("command %s takes %d arguments, got %d", c.Name, len(c.Args), len(args))
 	}
-	return d.eval(ctx, c.Body, args)
+	return d.evalClosing(ctx, c.Body, args)
 }
 
 // RunAction applies output action a to result, a command's result, and
@@ -64,5 +64,5 @@ func (d *Dispatcher) RunAction(ctx context.Context, a *manifest.Action, result a
 	if a == nil {
 		return nil, errors.New("no output action to run")
 	}
-	return d.eval(ctx, a.Body, []any{result})
+	return d.evalClosing(ctx, a.Body, []any{result})
 }

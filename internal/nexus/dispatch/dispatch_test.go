@@ -199,12 +199,12 @@ func TestRun(t *testing.T) {
 		// Lists of reals are []float64 where they are read and []any where
 		// a body builds them; both flow into calls and lists alike.
 		{"reals from call to call", call(m, fnScale, call(m, fnScale, variable(0, reals), lit(R, "2")), lit(R, "0.5")),
-			[]*types.Type{reals}, []any{[]float64{1.5, -2}}, "[1.5,-2.0]"},
+			[]*types.Type{reals}, []any{[]float64{1.5, -2}}, "[1.5,-2]"},
 		{"reals from a list expression to a call", call(m, fnScale, &manifest.Expr{Kind: manifest.MakeList, Type: reals, Args: []*manifest.Expr{
-			variable(0, R), lit(R, "1")}}, lit(R, "3")), []*types.Type{R}, []any{2.0}, "[6.0,3.0]"},
+			variable(0, R), lit(R, "1")}}, lit(R, "3")), []*types.Type{R}, []any{2.0}, "[6,3]"},
 		{"reals of a literal, a call and a variable in a list", &manifest.Expr{Kind: manifest.MakeList, Type: types.ListOf(reals), Args: []*manifest.Expr{
 			lit(reals, "[0.25]"), call(m, fnScale, lit(reals, "[1, 2]"), lit(R, "2")), variable(0, reals)}},
-			[]*types.Type{reals}, []any{[]any{0.5}}, "[[0.25],[2.0,4.0],[0.5]]"},
+			[]*types.Type{reals}, []any{[]any{0.5}}, "[[0.25],[2,4],[0.5]]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -71,7 +71,20 @@ func (d *Dispatcher) eval(ctx context.Context, e *manifest.Expr, vars []any) (an
 		}
 		return rec, nil
 	case manifest.Op:
+		if _, ok := manifest.Builtins[e.Op]; ok {
+			return d.builtin(ctx, e, vars)
+		}
 		return d.evalOp(ctx, e, vars)
+	case manifest.Lambda:
+		return d.lambda(e, vars)
+	case manifest.FnRef:
+		return d.fnRef(ctx, e, vars)
+	case manifest.Apply:
+		return d.apply(ctx, e, vars)
+	case manifest.Intrinsic:
+		return d.evalIntrinsic(ctx, e, vars)
+	case manifest.Item, manifest.Index, manifest.Slice, manifest.Set:
+		return d.evalAccess(ctx, e, vars)
 	case manifest.Let:
 		if len(e.Args) != 2 {
 			return nil, errors.New("a let needs a value and a body")

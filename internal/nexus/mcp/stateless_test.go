@@ -44,7 +44,7 @@ func TestStatelessRequests(t *testing.T) {
 		{"scalar", modern("1", "tools/call", `"name":"add","arguments":{"_1":1,"_2":2}`),
 			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"3"}],"structuredContent":3}}`},
 		{"record", modern("1", "tools/call", `"name":"point","arguments":{"_1":1}`),
-			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"x\":1.0,\"y\":0.5}"}],"structuredContent":{"x":1.0,"y":0.5}}}`},
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"x\":1,\"y\":0.5}"}],"structuredContent":{"x":1,"y":0.5}}}`},
 		{"tool error", modern("1", "tools/call", `"name":"boom","arguments":{"_1":1}`),
 			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"boom: ValueError: no good"}],"isError":true}}`},
 		{"bad argument", modern("1", "tools/call", `"name":"add","arguments":{"_1":"x","_2":2}`),

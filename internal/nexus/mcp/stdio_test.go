@@ -144,7 +144,7 @@ func (b *blockedWriter) Write(p []byte) (int, error) {
 // beyond MaxBacklog, no further request is read; once the client reads,
 // everything is answered.
 func TestStdioBacklog(t *testing.T) {
-	srv, pools := callsServer(t, Options{})
+	srv, _ := callsServer(t, Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	out := &blockedWriter{entered: make(chan struct{}), open: make(chan struct{}), w: outW}
@@ -181,8 +181,15 @@ func TestStdioBacklog(t *testing.T) {
 	out.open = blocked
 	const calls = 100
 	var sent atomic.Int64
+	first := make(chan struct{})
 	go func() {
 		for i := 0; i < calls; i++ {
+			if i == 1 {
+				// The rest once the first reply is held, so that the
+				// server cannot have read them all before it had a
+				// reply to hold.
+				<-first
+			}
 			if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"method":"tools/call","params":{"name":"add","arguments":{"_1":1,"_2":2}}}`+"\n"); err != nil {
 				return
 			}
@@ -190,12 +197,19 @@ func TestStdioBacklog(t *testing.T) {
 		}
 	}()
 	<-out.entered
+	close(first)
 	// The server holds a reply it cannot write: it must stop reading. A
 	// while of watching can only miss a server that reads on (on a slow
 	// machine), never fail one that stops.
+	// Calls read before that may still run (each is dispatched as it is
+	// read, and a busy machine may read many before the first reply is
+	// written): what must hold is that no request is read any more, which
+	// the client sees as its writes no longer going through.
 	time.Sleep(200 * time.Millisecond)
-	if n := pools.calls.Load(); n >= calls/2 {
-		t.Errorf("%d calls ran while their replies could not be written, want the reading stopped", n)
+	n1 := sent.Load()
+	time.Sleep(300 * time.Millisecond)
+	if n2 := sent.Load(); n2 >= calls || n2 != n1 {
+		t.Errorf("the server read %d, then %d, of %d requests while their replies could not be written, want the reading stopped", n1, n2, calls)
 	}
 	close(blocked)
 	for i := 0; i < calls; i++ {

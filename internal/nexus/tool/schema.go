@@ -3,7 +3,6 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
 
 	"github.com/nexus-run/nexus/manifest/types"
@@ -46,18 +45,14 @@ type Property struct {
 // those it lists.
 var AdditionalFalse = &Schema{}
 
-// The bounds of Int (int64).
-var (
-	minInt = strconv.FormatInt(math.MinInt64, 10)
-	maxInt = strconv.FormatInt(math.MaxInt64, 10)
-)
-
 // typeSchema is the schema of values of t.
 func typeSchema(t *types.Type) *Schema {
 	switch t.Kind {
 	case types.Int:
-		// Int is 64 bits: a client can know the range before it sends.
-		return &Schema{Types: []string{"integer"}, Minimum: minInt, Maximum: maxInt}
+		// Int is 64 bits, a sized integer (U8) fewer: a client can know
+		// the range before it sends.
+		r := types.IntRange(t)
+		return &Schema{Types: []string{"integer"}, Minimum: strconv.FormatInt(r.Min, 10), Maximum: strconv.FormatInt(r.Max, 10)}
 	case types.Real:
 		return &Schema{Types: []string{"number"}}
 	case types.Str:
@@ -88,6 +83,9 @@ func typeSchema(t *types.Type) *Schema {
 	case types.JSON:
 		// Any JSON value, null included, so ?Json is the same.
 		return &Schema{}
+	case types.Handle:
+		// A handle's JSON is its path.
+		return &Schema{Types: []string{"string"}}
 	}
 	return &Schema{}
 }

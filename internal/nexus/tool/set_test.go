@@ -18,7 +18,7 @@ func TestSetCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(res.Value), `{"x":1.5,"y":2.0}`; got != want {
+	if got, want := string(res.Value), `{"x":1.5,"y":2}`; got != want {
 		t.Errorf("value: got %s, want %s", got, want)
 	}
 	if string(res.Own) != string(res.Value) || res.Text != string(res.Value) {

@@ -131,6 +131,12 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 		}
 		return nil
 	}
+	if manifest.UsesIntrinsic(c.Body, "stdin") {
+		return nil, fmt.Errorf("it reads standard input")
+	}
+	if manifest.UsesIntrinsic(c.Body, "stdout") {
+		return nil, fmt.Errorf("it writes standard output")
+	}
 	positional := 0
 	for i := range c.Args {
 		a := &c.Args[i]

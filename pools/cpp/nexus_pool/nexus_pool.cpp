@@ -152,11 +152,20 @@ std::string demangle(const char* name) {
   return out;
 }
 
+// CallError is the failure of a function called through a function
+// argument (FunctionRef::call), already described, with the function's name.
+class CallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // describe_exception says what the exception being handled is: its type and
 // message.
 std::string describe_exception() {
   try {
     throw;
+  } catch (const CallError& e) {
+    return e.what();
   } catch (const ValueError& e) {
     return std::string("the nexus sent a value the function cannot take: ") + e.what();
   } catch (const std::exception& e) {
@@ -479,6 +488,11 @@ std::string_view bytes_of(const grpc::ByteBuffer& message, grpc::Slice& single, 
   return storage;
 }
 
+// function_registry finds the functions the pool serves by id, for
+// FunctionRef::call. Filled once when the Pool is made, before any call;
+// read-only after.
+std::unordered_map<std::uint32_t, const Function*> function_registry;
+
 // Pool holds the functions the pool serves. Its methods may be called
 // from any thread.
 class Pool {
@@ -488,6 +502,9 @@ class Pool {
       std::uint32_t id = f.id;
       table_.emplace(id, std::move(f));
     }
+    // A map's elements stay where they are: the pointers hold while the
+    // pool lives.
+    for (const auto& [id, f] : table_) function_registry[id] = &f;
   }
 
   // call answers a nexus.pool.CallRequest with a nexus.pool.CallReply. A
@@ -1096,6 +1113,59 @@ void progress(double done, std::optional<double> total, std::string_view message
 }
 
 bool cancelled() { return current_cancel != nullptr && current_cancel->load(std::memory_order_relaxed); }
+
+FunctionRef read_function_ref(Reader& r) {
+  if (std::size_t n = r.read_array(); n != 3) {
+    throw ValueError("", "expected a function reference [id, slots, captured], got a list of " + std::to_string(n));
+  }
+  FunctionRef ref;
+  ref.id = r.read_integer<std::uint32_t>();
+  std::size_t n = r.read_array();
+  ref.slots.reserve(std::min(n, r.remaining()));
+  for (std::size_t i = 0; i < n; ++i) ref.slots.push_back(r.read_integer<int>());
+  std::size_t m = r.read_array();
+  ref.captured.reserve(std::min(m, r.remaining()));
+  for (std::size_t i = 0; i < m; ++i) {
+    const char* start = r.position();
+    r.skip();
+    ref.captured.emplace_back(start, static_cast<std::size_t>(r.position() - start));
+  }
+  return ref;
+}
+
+void FunctionRef::call(const std::string* args, std::size_t n, std::string& out) const {
+  auto it = function_registry.find(id);
+  if (it == function_registry.end()) {
+    throw CallError("the nexus passed function " + std::to_string(id) +
+                    ", which this C++ pool does not have; rebuild the program with `nexus make`");
+  }
+  const Function& f = *it->second;
+  if (slots.size() != f.arity) {
+    throw CallError(f.name + " takes " + std::to_string(f.arity) + " arguments, the function reference gives " +
+                    std::to_string(slots.size()));
+  }
+  std::vector<Reader> readers;
+  readers.reserve(slots.size());
+  std::size_t next = 0;
+  for (int s : slots) {
+    if (s < 0 && next < captured.size()) {
+      readers.emplace_back(captured[next].data(), captured[next].size());
+      ++next;
+    } else if (s >= 0 && static_cast<std::size_t>(s) < n) {
+      readers.emplace_back(args[s].data(), args[s].size());
+    } else {
+      throw CallError("a malformed reference to " + f.name + ": slot " + std::to_string(s) + " of " +
+                      std::to_string(n) + " arguments and " + std::to_string(captured.size()) + " captured");
+    }
+  }
+  Writer w(out);
+  try {
+    f.invoke(readers.data(), w);
+  } catch (...) {
+    throw CallError(describe_exception() + "\n  in the C++ function " + f.origin);
+  }
+  w.finish();
+}
 
 int serve(std::vector<Function> functions) {
   if (!started_by_nexus()) return 1;

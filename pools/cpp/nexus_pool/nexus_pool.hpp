@@ -25,6 +25,7 @@
 // and fails to compile with a message naming the function otherwise.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include <limits>
 #include <list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -230,6 +232,10 @@ class Reader {
 
   // remaining is how many bytes are left: an upper bound on the number of
   // values, to reserve space without trusting a length header.
+  // position is where the next value starts: with skip, it gives a value's
+  // msgpack bytes.
+  const char* position() const { return reinterpret_cast<const char*>(p_); }
+
   std::size_t remaining() const { return static_cast<std::size_t>(end_ - p_); }
 
   // what_next describes the next value for error messages.
@@ -801,6 +807,16 @@ template <class U>
 struct optional_of<std::optional<U>> : std::true_type {
   using elem = U;
 };
+// function_of tells a std::function's result and parameters: the natural
+// type of a function argument (a .loc `(A -> R)`) is std::function<R(A)>.
+template <class T>
+struct function_of : std::false_type {};
+template <class R, class... A>
+struct function_of<std::function<R(A...)>> : std::true_type {
+  using result = R;
+  using params = std::tuple<std::decay_t<A>...>;
+  static constexpr std::size_t arity = sizeof...(A);
+};
 
 template <class T, class N, bool Strict, std::size_t... I>
 constexpr bool items_fit(std::index_sequence<I...>);
@@ -833,6 +849,18 @@ constexpr bool fits() {
     if constexpr (mapping<T>::value) {
       return fits<typename mapping<T>::key, typename mapping<N>::key, Strict>() &&
              fits<typename mapping<T>::mapped, typename mapping<N>::mapped, Strict>();
+    } else {
+      return false;
+    }
+  } else if constexpr (function_of<N>::value) {
+    if constexpr (function_of<T>::value) {
+      if constexpr (function_of<T>::arity == function_of<N>::arity) {
+        return fits<typename function_of<T>::result, typename function_of<N>::result, Strict>() &&
+               items_fit<typename function_of<T>::params, typename function_of<N>::params, Strict>(
+                   std::make_index_sequence<function_of<N>::arity>{});
+      } else {
+        return false;
+      }
     } else {
       return false;
     }
@@ -948,6 +976,35 @@ void produce(Writer& out, F&& f) {
   }
 }
 
+// write_unpacked writes v, what the unpack function of a Packable newtype
+// returned, as the newtype's wire form, of natural type W. main.cpp
+// specializes Codec for each such newtype's C++ type:
+//
+//   template <>
+//   struct Codec<::std::filesystem::path> {
+//     static ::std::filesystem::path read(Reader& r) { return ... (::to_path)(Codec<::std::string>::read(r)) ...; }
+//     static void write(Writer& w, const ::std::filesystem::path& v) { write_unpacked<::std::string>(w, (::from_path)(v)); }
+//   };
+//
+// runtime_converts tells the types the runtime converts itself, which a
+// Packable newtype cannot be: main.cpp's Codec would replace theirs.
+template <class T>
+constexpr bool runtime_converts =
+    std::is_arithmetic_v<T> || std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+    std::is_same_v<T, Unit> || sequence<T>::value || mapping<T>::value || optional_of<T>::value ||
+    tuple_like<T>::value || fixed_array<T>::value || function_of<T>::value || is_record<T>::value;
+
+template <class W, class T>
+void write_unpacked(Writer& w, const T& v) {
+  if constexpr (has_codec_v<T> && fits<T, W, false>()) {
+    Codec<T>::write(w, v);
+  } else {
+    static_assert(std::is_convertible_v<const T&, W>,
+                  "nexus: the unpack function of a Packable newtype does not return the newtype's wire form");
+    Codec<W>::write(w, static_cast<W>(v));
+  }
+}
+
 // Invoker runs a function on its arguments (one Reader each, in .loc
 // order) and writes its result.
 using Invoker = std::function<void(const Reader* args, Writer& out)>;
@@ -959,6 +1016,57 @@ struct Function {
   std::string origin;   // its C++ name and header, "summarize (stats.hpp)"
   std::size_t arity;    // arguments in a call, () included
   Invoker invoke;
+};
+
+// FunctionRef is a function of this pool given as an argument (a .loc
+// function type; types.FuncRef in the nexus): function id, called with its
+// arguments laid out by slots, one per argument: -1 for the next of
+// captured (a value the nexus computed, msgpack-encoded as that argument),
+// else the index of the caller's argument that goes there. `map (add 3) xs`
+// passes add as {id, {-1, 0}, {3}}.
+struct FunctionRef {
+  std::uint32_t id = 0;
+  std::vector<int> slots;
+  std::vector<std::string> captured;
+
+  // call runs the function with args, the caller's n arguments each
+  // msgpack-encoded, and writes its msgpack result into out. A failure of
+  // the function is rethrown with the function's name.
+  void call(const std::string* args, std::size_t n, std::string& out) const;
+};
+
+// read_function_ref reads a function reference, [id, [slots], [captured]].
+FunctionRef read_function_ref(Reader& r);
+
+// encode_value writes v, a T, into out as msgpack.
+template <class T>
+void encode_value(std::string& out, const T& v) {
+  Writer w(out);
+  Codec<T>::write(w, v);
+  w.finish();
+}
+
+// A function argument becomes a std::function that calls the function
+// inside this pool: its arguments and result cross as msgpack, as they do
+// from the nexus, so any function of the pool can be passed whatever C++
+// types it declares, and no call leaves the process.
+template <class R, class... A>
+struct Codec<std::function<R(A...)>, std::enable_if_t<has_codec_v<R> && (has_codec_v<std::decay_t<A>> && ...)>> {
+  static std::function<R(A...)> read(Reader& r) {
+    auto ref = std::make_shared<const FunctionRef>(read_function_ref(r));
+    return [ref](A... args) -> R {
+      std::array<std::string, sizeof...(A)> encoded;
+      std::size_t i = 0;
+      (encode_value<std::decay_t<A>>(encoded[i++], args), ...);
+      std::string out;
+      ref->call(encoded.data(), encoded.size(), out);
+      Reader result(out.data(), out.size());
+      return Codec<R>::read(result);
+    };
+  }
+  static void write(Writer&, const std::function<R(A...)>&) {
+    throw ValueError("", "a function cannot be a result: no .loc type returns one");
+  }
 };
 
 template <class Address, std::size_t Arity, class = void>

@@ -15,11 +15,19 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Mapping, Sequence, Tuple
+from typing import Any, Mapping, Sequence, Tuple, Union
+
+# The module of the prelude's higher-order functions (prelude.py), which
+# pool.py lists among the user's modules when the program needs them.
+PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.py")
+
+# The module name pool.py lists for Python's builtins (`source Py ("len")`).
+BUILTINS = "<builtins>"
 
 # Function table entries in pool.py:
 # id: (module index, source name, program name, argument types, result type)
-FunctionSpec = Tuple[int, str, str, Sequence[Any], Any]
+# The source name of a foreign operator is ("infix", text) (operators.py).
+FunctionSpec = Tuple[int, Union[str, Tuple[str, str]], str, Sequence[Any], Any]
 
 
 def run(

@@ -18,6 +18,12 @@ Types come from the generated pool.py in this compact form:
 * ``"int"``, ``"real"``, ``"str"``, ``"bool"``, ``"unit"``, ``"json"``
 * ``("list", t)``, ``("optional", t)``, ``("map", k, v)``,
   ``("tuple", (t1, t2, ...))``, ``("record", name)``
+* ``"func"``: a function of this pool given as an argument, sent as
+  ``[id, slots, captured]`` (function_ref)
+* ``("packed", t, pack, unpack)``: a newtype with a Packable instance,
+  sent in the form of t; the function gets ``pack(value)`` and returns a
+  native value that ``unpack`` turns back into t's form. pack and unpack
+  are functions of this pool, by id.
 
 and records as ``{name: (python class name or None, ((field, t), ...))}``.
 """
@@ -25,6 +31,7 @@ and records as ``{name: (python class name or None, ((field, t), ...))}``.
 from __future__ import annotations
 
 import array
+import functools
 import json
 import sys
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
@@ -33,8 +40,10 @@ Conv = Optional[Callable[[Any], Any]]
 Records = Mapping[str, Tuple[Optional[str], Sequence[Tuple[str, Any]]]]
 ClassLookup = Callable[[str], type]
 
-# Python names of records that are plain dicts: no conversion.
-_DICT_NAMES = ("", "dict", "Dict", "typing.Dict")
+# Python names of records that are plain dicts: no conversion. "struct"
+# (Morloc's "generate the record's type") is Python's own form of a
+# record, a dict.
+_DICT_NAMES = ("", "dict", "Dict", "typing.Dict", "struct")
 
 
 def _class_name(records: Records, name: str) -> Optional[str]:
@@ -47,6 +56,8 @@ def to_python(t: Any, records: Records, lookup: ClassLookup) -> Conv:
     function takes, or None when the value is already right."""
     if t == "json":
         return json.loads
+    if t == "func":
+        return function_ref
     if isinstance(t, str):
         return None
     kind = t[0]
@@ -68,6 +79,8 @@ def to_python(t: Any, records: Records, lookup: ClassLookup) -> Conv:
         return lambda v: tuple(c(x) for c, x in zip(cs, v))
     if kind == "record":
         return _record_to_python(t[1], records, lookup)
+    if kind == "packed":
+        return _packer(t[2], 0)
     raise ValueError(f"unknown type {t!r}")
 
 
@@ -118,7 +131,32 @@ def from_python(t: Any, records: Records) -> Conv:
         return lambda v: [c(x) for c, x in zip(cs, v)]
     if kind == "record":
         return _record_from_python(t[1], records)
+    if kind == "packed":
+        return _packer(t[3], None)
     raise ValueError(f"unknown type {t!r}")
+
+
+def _packer(fid: int, arg: Optional[int]) -> Callable[[Any], Any]:
+    """The converter that applies function fid of this pool: pack, whose
+    argument (arg 0) is in the wire form and converted as the function
+    converts it, or unpack (arg None), whose result is converted so. The
+    function is looked up at the first call: it is loaded with the ones
+    whose converters are being built."""
+    entry = None
+
+    def convert(v: Any) -> Any:
+        nonlocal entry
+        if entry is None:
+            entry = FUNCTIONS.get(fid)
+            if entry is None:
+                raise ValueError(f"the pack or unpack function {fid} of a newtype is not in this pool; rebuild the program with `nexus make`")
+        if arg is not None:
+            c = entry.args[arg]
+            return entry.fn(v if c is None else c(v))
+        out = entry.fn(v)
+        return out if entry.result is None else entry.result(out)
+
+    return convert
 
 
 def _record_from_python(name: str, records: Records) -> Conv:
@@ -163,7 +201,7 @@ def needs_pairs(t: Any, records: Records) -> bool:
     if isinstance(t, str):
         return False
     kind = t[0]
-    if kind in ("list", "optional"):
+    if kind in ("list", "optional", "packed"):
         return needs_pairs(t[1], records)
     if kind == "map":
         return not isinstance(t[1], str) or needs_pairs(t[2], records)
@@ -182,7 +220,7 @@ def may_pack(t: Any, records: Records) -> bool:
     kind = t[0]
     if kind == "list":
         return t[1] in ("real", "int") or may_pack(t[1], records)
-    if kind == "optional":
+    if kind in ("optional", "packed"):
         return may_pack(t[1], records)
     if kind == "map":
         return may_pack(t[1], records) or may_pack(t[2], records)
@@ -248,6 +286,37 @@ def ext_list(code: int, data: bytes) -> list:
 
 
 _MISSING = object()
+
+# The pool's functions by id (load.functions fills it in), for
+# function_ref.
+FUNCTIONS: dict = {}
+
+
+def function_ref(v: Any) -> Callable:
+    """The Python function a ``"func"`` argument refers to: [id, slots,
+    captured], where slots has one entry per argument of function id: -1
+    for the next captured value (converted as that argument), else the
+    index of the caller's argument that goes there."""
+    fid, slots, captured = v
+    entry = FUNCTIONS.get(fid)
+    if entry is None:
+        raise ValueError(f"the nexus passed function {fid}, which this pool does not have; rebuild the program with `nexus make`")
+    fn = entry.fn
+    given = []
+    for i, s in enumerate(slots):
+        if s < 0:
+            x = captured[len(given)]
+            c = entry.args[i]
+            given.append(x if c is None else c(x))
+    n = len(slots) - len(given)
+    if slots[len(given):] == list(range(n)) and all(s < 0 for s in slots[: len(given)]):
+        return functools.partial(fn, *given) if given else fn
+
+    def call(*args: Any) -> Any:
+        it = iter(given)
+        return fn(*[next(it) if s < 0 else args[s] for s in slots])
+
+    return call
 
 
 def _same(v: Any) -> Any:

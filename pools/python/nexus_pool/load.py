@@ -10,7 +10,7 @@ import sys
 from types import ModuleType
 from typing import Any, Mapping, Optional, Sequence
 
-from . import convert
+from . import convert, operators
 from .service import Entry
 
 
@@ -24,6 +24,8 @@ def functions(
     # the module's own imports work as they would beside it.
     folders = []
     for p in paths:
+        if p == "<builtins>":
+            continue
         folder = os.path.dirname(p)
         if folder not in sys.path and folder not in folders:
             folders.append(folder)
@@ -32,7 +34,10 @@ def functions(
     table: dict[int, Entry] = {}
     for fid, (mi, source, name, args, result) in specs.items():
         module = modules[mi]
-        fn = getattr(module, source, None)
+        if isinstance(source, tuple):  # ("infix", text): a foreign operator
+            fn = operators.infix(source[1], name)
+        else:
+            fn = getattr(module, source, None)
         if not callable(fn):
             raise SystemExit(
                 f"{paths[mi]} has no function {source} (sourced as {name})"
@@ -47,6 +52,7 @@ def functions(
             packed=any(convert.may_pack(a, records) for a in args),
             keep=_kept_arguments(fn, args),
         )
+    convert.FUNCTIONS.update(table)
     return table
 
 
@@ -68,6 +74,8 @@ def _kept_arguments(fn: Any, args: Sequence[Any]) -> Optional[list[int]]:
 def _import(index: int, path: str) -> ModuleType:
     """Imports the file at path under a name of its own, so two sources
     with the same file name in different folders stay two modules."""
+    if path == "<builtins>":  # nexus_pool.BUILTINS
+        return builtins
     stem = os.path.splitext(os.path.basename(path))[0]
     name = f"_nexus_source{index}_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
