@@ -228,7 +228,18 @@ func (m *Manifest) Validate() error {
 			return fmt.Errorf("definition %s: %w", d.Name, err)
 		}
 	}
+	groups := map[string]bool{}
+	for _, g := range m.Groups {
+		if !IsToolName(g.Name) || g.Name[0] == '-' {
+			return fmt.Errorf("group %q: name must match %s and not start with '-'", g.Name, ToolNamePattern)
+		}
+		if groups[g.Name] {
+			return fmt.Errorf("group %s defined twice", g.Name)
+		}
+		groups[g.Name] = true
+	}
 	names := map[string]bool{}
+	tools := map[string]bool{}
 	for i := range m.Commands {
 		c := &m.Commands[i]
 		if !IsToolName(c.Name) {
@@ -238,6 +249,16 @@ func (m *Manifest) Validate() error {
 			return fmt.Errorf("command %s defined twice", c.Name)
 		}
 		names[c.Name] = true
+		if c.Group != "" && !groups[c.Group] {
+			return fmt.Errorf("command %s: no group %q", c.Name, c.Group)
+		}
+		if groups[c.Name] {
+			return fmt.Errorf("command %s has the name of a group", c.Name)
+		}
+		if tn := c.ToolName(); !IsToolName(tn) || tools[tn] {
+			return fmt.Errorf("command %s: tool name %q is not a valid tool name or is taken", c.Name, tn)
+		}
+		tools[c.ToolName()] = true
 		if err := m.validateCommand(c); err != nil {
 			return fmt.Errorf("command %s: %w", c.Name, err)
 		}

@@ -39,8 +39,11 @@ type Manifest struct {
 	Functions []Function `json:"functions"`
 	// Defs are the program's recursive definitions, which an Apply
 	// calls; every other definition is inlined where it is used.
-	Defs     []Def     `json:"defs,omitempty"`
-	Commands []Command `json:"commands"`
+	Defs []Def `json:"defs,omitempty"`
+	// Groups are the command groups of the export list (`--* group:
+	// NAME`), in order; a Command's Group names one.
+	Groups   []CommandGroup `json:"groups,omitempty"`
+	Commands []Command      `json:"commands"`
 
 	// Dir is the absolute build folder, set by Load; not stored.
 	Dir string `json:"-"`
@@ -151,10 +154,22 @@ type Function struct {
 	Params []string `json:"params,omitempty"`
 }
 
+// CommandGroup is a command group: `./prog GROUP COMMAND ...` on the command
+// line, tools named GROUP_COMMAND over MCP.
+type CommandGroup struct {
+	Name string `json:"name"`
+	// Doc is the group's description (its `--*` lines), one entry per line.
+	Doc []string `json:"doc,omitempty"`
+}
+
 // Command is an exported command: a CLI subcommand and an MCP tool.
 type Command struct {
-	// Name is the command's name (after a `name:` directive).
+	// Name is the command's name (after a `name:` directive). Names are
+	// unique in a program, grouped or not.
 	Name string `json:"name"`
+	// Group is the name of the command's group in Manifest.Groups, empty
+	// for an ungrouped command.
+	Group string `json:"group,omitempty"`
 	// Doc is the command's docstring, one entry per line, directives
 	// removed. The first line is the summary shown in lists.
 	Doc []string `json:"doc,omitempty"`
@@ -173,6 +188,15 @@ type Command struct {
 	Body   *Expr       `json:"body"`
 	// Actions are the output actions (`with:` and `render:` directives).
 	Actions []Action `json:"actions,omitempty"`
+}
+
+// ToolName is the command's MCP tool name: GROUP_NAME for a grouped
+// command (as Morloc names them), else its name.
+func (c *Command) ToolName() string {
+	if c.Group != "" {
+		return c.Group + "_" + c.Name
+	}
+	return c.Name
 }
 
 // ArgKind says how an argument appears on the command line.

@@ -75,6 +75,7 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 		Functions: []manifest.Function{},
 		Commands:  c.commands(),
 	}
+	m.Groups = c.commandGroups(m.Commands)
 	if sink.HasErrors() {
 		return nil
 	}

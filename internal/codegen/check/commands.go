@@ -28,8 +28,10 @@ func (c *checker) commands() []manifest.Command {
 			continue
 		}
 		named[cmd.Name] = pos
+		cmd.Group = c.groupOf(ex.Pos)
 		cmds = append(cmds, *cmd)
 	}
+	c.checkGroups(cmds, named)
 	return cmds
 }
 

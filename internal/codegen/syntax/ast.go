@@ -63,6 +63,22 @@ type Module struct {
 	// Everything is set when Exports was made from a `(*)` (by the module
 	// loader): the names that cannot be commands are then left out.
 	Everything bool
+	// Groups are the command groups of the export list (`--* group:
+	// NAME` lines), in order; a `--* group:` without a name, which ends
+	// grouping, is not one.
+	Groups []ExportGroup
+}
+
+// ExportGroup is one `--* group: NAME` header of an export list, with the
+// `--*` description lines after it. Members are the positions of the
+// exported names that belong to it (the names after it, up to the next
+// header): positions, because the module loader renames and deduplicates
+// Exports but keeps where each was written.
+type ExportGroup struct {
+	Pos     diag.Pos // of the name
+	Name    string
+	Doc     []string
+	Members []diag.Pos
 }
 
 // Import is `import NAME`, `import .local.path`, with an optional

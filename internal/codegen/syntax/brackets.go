@@ -33,5 +33,10 @@ func (d bracketDepth) continues(cur []token, t token) bool {
 	case tokRParen, tokRBracket, tokRBrace, tokComma:
 		return true
 	}
-	return cur[0].kind == tokIdent && cur[0].Text == "module"
+	return isModuleHeader(cur)
+}
+
+// isModuleHeader reports whether the item toks is a module header.
+func isModuleHeader(toks []token) bool {
+	return len(toks) > 0 && toks[0].kind == tokIdent && toks[0].Text == "module"
 }

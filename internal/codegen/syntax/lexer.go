@@ -192,6 +192,20 @@ func (l *lexer) comment() {
 		t.TextPos = textPos
 		return
 	}
+	if strings.HasPrefix(line, "--*") {
+		// A group line means something only inside an export list;
+		// splitItems drops it anywhere else, where it is a comment.
+		l.advance()
+		l.advance()
+		l.advance()
+		textPos := l.pos()
+		for l.off < len(l.src) && l.peekRune(0) != '\n' {
+			l.advance()
+		}
+		t := l.emit(tokGroupLine, strings.TrimRight(line[3:], " \t\r"), pos, off)
+		t.TextPos = textPos
+		return
+	}
 	for l.off < len(l.src) && l.peekRune(0) != '\n' {
 		l.advance()
 	}

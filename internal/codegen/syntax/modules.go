@@ -64,13 +64,22 @@ func (p *parser) module(doc Doc) *Module {
 		m.All = true
 	case tokRParen:
 	default:
+		g := &exportGroups{p: p, m: m, cur: -1, declared: map[string]diag.Pos{}}
 		for !p.failed {
-			m.Exports = append(m.Exports, p.importName("an exported name"))
+			g.lines()
+			if p.peek().kind == tokRParen && len(m.Exports) > 0 {
+				break // group lines after the last name
+			}
+			ex := p.importName("an exported name")
+			m.Exports = append(m.Exports, ex)
+			g.member(ex.Pos)
+			g.lines()
 			if p.peek().kind != tokComma {
 				break
 			}
 			p.next()
 		}
+		g.end()
 	}
 	p.expect(tokRParen, "',' or ')' in the export list")
 	if p.failed {

@@ -76,6 +76,17 @@ func splitItems(src string, toks []token, sink *diag.Sink) []item {
 			pending = append(pending, t)
 			continue
 		}
+		if t.kind == tokGroupLine {
+			// Kept only inside a module header's export list (Morloc's
+			// rule); elsewhere a `--*` line is a comment.
+			if len(items) > 0 && depth > 0 && isModuleHeader(items[len(items)-1].toks) {
+				cur := &items[len(items)-1]
+				cur.toks = append(cur.toks, pending...)
+				cur.toks = append(cur.toks, t)
+				pending = nil
+			}
+			continue
+		}
 		if len(items) == 0 || (t.First && t.Pos.Col == 1 && !depth.continues(items[len(items)-1].toks, t)) {
 			depth = 0
 			if len(items) == 0 && t.Pos.Col != 1 {

@@ -48,6 +48,8 @@ const (
 	tokBang // ! the force prefix (forces.go)
 
 	tokBacktick // `and`, a foreign operator's text in a source list; token.Text is the text (foreignops.go)
+
+	tokGroupLine // a `--*` line; token.Text is the rest of the line (exportgroups.go)
 )
 
 var kindNames = [...]string{
@@ -61,6 +63,7 @@ var kindNames = [...]string{
 	tokReal:        "number",
 	tokString:      "string",
 	tokDoc:         "docstring",
+	tokGroupLine:   "'--*' group line",
 	tokGetter:      "field getter",
 	tokAt:          "@-keyword",
 	tokDoubleColon: "'::'",

@@ -91,7 +91,7 @@ func FromProgram(m *manifest.Manifest, d *dispatch.Dispatcher, prefix string) ([
 	var skipped []Skipped
 	for i := range m.Commands {
 		c := &m.Commands[i]
-		t, err := New(c, d, prefix+c.Name)
+		t, err := New(c, d, prefix+c.ToolName())
 		if err != nil {
 			skipped = append(skipped, Skipped{Command: c.Name, Reason: err.Error()})
 			continue
