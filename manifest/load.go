@@ -128,6 +128,16 @@ func (m *Manifest) Command(name string) *Command {
 	return nil
 }
 
+// Group returns the command group called name, or nil.
+func (m *Manifest) Group(name string) *CommandGroup {
+	for i := range m.Groups {
+		if m.Groups[i].Name == name {
+			return &m.Groups[i]
+		}
+	}
+	return nil
+}
+
 // PoolsFor returns the languages of the pools that running c may call, in
 // a stable order. A pure command needs none.
 func (m *Manifest) PoolsFor(c *Command) []string {

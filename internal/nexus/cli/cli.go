@@ -70,9 +70,16 @@ func (r *Runner) Run(ctx context.Context, argv []string) (code int) {
 		return r.usageFailure(err)
 	}
 	if inv.help {
-		help := r.programHelp()
-		if inv.cmd != nil {
+		var help string
+		switch {
+		case inv.jsonHelp:
+			help = r.jsonHelp(inv)
+		case inv.cmd != nil:
 			help = r.commandHelp(inv.cmd)
+		case inv.group != nil:
+			help = r.groupHelp(inv.group)
+		default:
+			help = r.programHelp()
 		}
 		return r.write(r.stdout(), help)
 	}
@@ -171,8 +178,16 @@ func (r *Runner) usageFailure(err error) int {
 		return r.failure(context.Background(), err)
 	}
 	hint := r.prog() + " --help"
-	if ue.cmd != nil && len(r.M.Commands) > 1 {
-		hint = r.prog() + " " + ue.cmd.Name + " --help"
+	switch {
+	case ue.cmd != nil && (len(r.M.Commands) > 1 || ue.cmd.Group != ""):
+		hint = r.commandPath(ue.cmd) + " --help"
+	case ue.group != nil:
+		hint = r.prog() + " " + ue.group.Name + " --help"
+	}
+	if ue.groupHelp {
+		// `prog GROUP` alone: what the group offers is the answer, but
+		// nothing ran, so it is a usage error.
+		fmt.Fprint(r.stderr(), r.groupHelp(ue.group)+"\n")
 	}
 	fmt.Fprintf(r.stderr(), "error: %s\nrun '%s' for usage\n", ue.msg, hint)
 	return ExitUsage
@@ -186,6 +201,15 @@ func (r *Runner) write(w io.Writer, s string) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// commandPath is how command c is called: the program, its group if it
+// has one, its name.
+func (r *Runner) commandPath(c *manifest.Command) string {
+	if c.Group != "" {
+		return r.prog() + " " + c.Group + " " + c.Name
+	}
+	return r.prog() + " " + c.Name
 }
 
 func (r *Runner) prog() string {

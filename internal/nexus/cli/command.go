@@ -140,7 +140,7 @@ func (p *commandParser) helpAhead(toks []string) bool {
 		if t == "--" {
 			return false
 		}
-		if _, mine := p.names[t]; !mine && (t == helpLong || t == helpShort) {
+		if _, mine := p.names[t]; !mine && (t == helpLong || t == helpShort || t == jsonHelpLong) {
 			return true
 		}
 	}
@@ -160,8 +160,11 @@ func (p *commandParser) long(tok string, next []string, inv *invocation) (int, e
 		case name == keepNullLong && !hasVal:
 			inv.keepNull = true
 			return 0, nil
+		case name == jsonHelpLong && !hasVal:
+			inv.help, inv.jsonHelp = true, true
+			return 0, nil
 		}
-		return 0, p.usage("unknown option '%s'%s", name, didYouMean(name, slices.Concat(p.longs, []string{helpLong, keepNullLong})))
+		return 0, p.usage("unknown option '%s'%s", name, didYouMean(name, slices.Concat(p.longs, []string{helpLong, keepNullLong, jsonHelpLong})))
 	}
 	return p.apply(b, name, val, hasVal, next, inv)
 }

@@ -11,37 +11,77 @@ import (
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
-// programHelp is the help of a program: usage, description, commands.
+// programHelp is the help of a program: usage, description, commands,
+// then each group with its description and its commands.
 func (r *Runner) programHelp() string {
 	var b strings.Builder
 	prog := r.prog()
 	fmt.Fprintf(&b, "usage: %s [--keep-null] <command> [arguments]\n", prog)
-	writeDoc(&b, r.M.Doc)
-	cmds := section{title: "commands:"}
-	for _, c := range r.M.Commands {
-		cmds.rows = append(cmds.rows, row{c.Name, firstLine(c.Doc)})
+	if len(r.M.Groups) > 0 {
+		fmt.Fprintf(&b, "       %s [--keep-null] <group> <command> [arguments]\n", prog)
 	}
-	if len(cmds.rows) == 0 {
+	writeDoc(&b, r.M.Doc)
+	cmds := r.commandsSection("commands:", "")
+	if len(cmds.rows) == 0 && len(r.M.Groups) == 0 {
 		cmds.rows = append(cmds.rows, row{"(none)", ""})
+	}
+	secs := []section{cmds}
+	if len(r.M.Groups) > 0 {
+		groups := section{title: "groups:"}
+		for _, g := range r.M.Groups {
+			groups.rows = append(groups.rows, row{g.Name, strings.Join(g.Doc, "\n")})
+			for _, c := range r.commandsSection("", g.Name).rows {
+				groups.rows = append(groups.rows, row{"  " + c.left, c.right})
+			}
+		}
+		secs = append(secs, groups)
 	}
 	general := generalSection()
 	// Handled by the nexus before the command line is parsed (they need
 	// the MCP server, not a command), and program-wide: listed here only.
 	general.rows = append(general.rows,
+		row{"    --json-help", "print the commands and their arguments as JSON"},
 		row{"    --mcp-tools", "print the commands as MCP tools (the tools/list result)"},
 		row{"    --mcp-config", "print the entry that adds this program to an MCP client"})
-	writeSections(&b, []section{cmds, general})
-	fmt.Fprintf(&b, "\nRun '%s <command> --help' for the arguments of a command.\n", prog)
+	writeSections(&b, append(secs, general))
+	fmt.Fprintf(&b, "\nRun '%s <command> --help' for the arguments of a command", prog)
+	if len(r.M.Groups) > 0 {
+		fmt.Fprintf(&b, ",\n'%s <group> --help' for the commands of a group", prog)
+	}
+	b.WriteString(".\n")
+	return b.String()
+}
+
+// commandsSection lists the commands of group (ungrouped ones for "")
+// with their summaries.
+func (r *Runner) commandsSection(title, group string) section {
+	s := section{title: title}
+	for _, c := range r.M.Commands {
+		if c.Group == group {
+			s.rows = append(s.rows, row{c.Name, firstLine(c.Doc)})
+		}
+	}
+	return s
+}
+
+// groupHelp is the help of command group g: usage, its description, its
+// commands.
+func (r *Runner) groupHelp(g *manifest.CommandGroup) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s %s <command> [arguments]\n", r.prog(), g.Name)
+	writeDoc(&b, g.Doc)
+	writeSections(&b, []section{r.commandsSection("commands:", g.Name), generalSection()})
+	fmt.Fprintf(&b, "\nRun '%s %s <command> --help' for the arguments of a command.\n", r.prog(), g.Name)
 	return b.String()
 }
 
 // commandHelp is the help of command c.
 func (r *Runner) commandHelp(c *manifest.Command) string {
 	var b strings.Builder
-	single := len(r.M.Commands) == 1 && &r.M.Commands[0] == c
+	single := len(r.M.Commands) == 1 && &r.M.Commands[0] == c && c.Group == ""
 	usage := []string{"usage:", r.prog()}
 	if !single {
-		usage = append(usage, c.Name)
+		usage = []string{"usage:", r.commandPath(c)}
 	}
 	hasOptions := len(c.Actions) > 0
 	for i := range c.Args {

@@ -10,18 +10,27 @@ import (
 
 // invocation is a parsed command line, ready to run.
 type invocation struct {
-	cmd      *manifest.Command // nil with help: the program's help
-	args     []any             // one canonical value per cmd.Args entry
-	action   *manifest.Action  // the output action asked for, or nil
+	cmd *manifest.Command // nil with help: the program's or group's help
+	// group is the command group named on the command line, or nil.
+	group    *manifest.CommandGroup
+	args     []any            // one canonical value per cmd.Args entry
+	action   *manifest.Action // the output action asked for, or nil
 	keepNull bool
 	help     bool
+	// jsonHelp asks for the help as JSON (--json-help): the program's
+	// whole surface, or the entry of cmd.
+	jsonHelp bool
 }
 
 // usageError is a command line that cannot run (exit 2). cmd is the
-// command it was meant for, so the hint can point at its help.
+// command it was meant for, so the hint can point at its help; group,
+// when set without cmd, is the group it was meant for, whose help is shown
+// when no command of it was named.
 type usageError struct {
-	msg string
-	cmd *manifest.Command
+	msg       string
+	cmd       *manifest.Command
+	group     *manifest.CommandGroup
+	groupHelp bool
 }
 
 func (e *usageError) Error() string { return e.msg }
@@ -32,26 +41,44 @@ const (
 	helpLong     = "--help"
 	helpShort    = "-h"
 	keepNullLong = "--keep-null"
+	jsonHelpLong = "--json-help"
 )
+
+// general takes the general options at the start of toks into inv and
+// returns the rest.
+func general(toks []string, inv *invocation) []string {
+	for i, tok := range toks {
+		switch tok {
+		case keepNullLong:
+			inv.keepNull = true
+		case helpLong, helpShort:
+			inv.help = true
+		case jsonHelpLong:
+			inv.help, inv.jsonHelp = true, true
+		default:
+			return toks[i:]
+		}
+	}
+	return nil
+}
 
 // parse turns argv (without the program name) into an invocation.
 func (r *Runner) parse(argv []string) (*invocation, error) {
 	inv := &invocation{}
-	i := 0
-	for ; i < len(argv); i++ {
-		if argv[i] == keepNullLong {
-			inv.keepNull = true
-		} else if argv[i] == helpLong || argv[i] == helpShort {
-			inv.help = true
-		} else {
-			break
+	rest := general(argv, inv)
+	if len(rest) > 0 {
+		if g := r.M.Group(rest[0]); g != nil {
+			return r.parseGroup(g, rest[1:], inv)
 		}
 	}
-	rest := argv[i:]
 	switch {
 	case len(rest) > 0 && r.M.Command(rest[0]) != nil:
 		inv.cmd, rest = r.M.Command(rest[0]), rest[1:]
-	case len(r.M.Commands) == 1:
+		if inv.cmd.Group != "" {
+			c := inv.cmd
+			return nil, &usageError{msg: fmt.Sprintf("command '%s' is in group %s: %s %s %s ...", c.Name, c.Group, r.prog(), c.Group, c.Name), group: r.M.Group(c.Group)}
+		}
+	case len(r.M.Commands) == 1 && r.M.Commands[0].Group == "":
 		// The only command needs no name: `prog 3 4` runs it.
 		inv.cmd = &r.M.Commands[0]
 	case inv.help || len(rest) == 0:
@@ -62,6 +89,33 @@ func (r *Runner) parse(argv []string) (*invocation, error) {
 	default:
 		return nil, r.unknownCommand(rest[0])
 	}
+	return r.parseCommand(rest, inv)
+}
+
+// parseGroup parses what follows the name of group g: general options,
+// then one of its commands and the command's arguments.
+func (r *Runner) parseGroup(g *manifest.CommandGroup, toks []string, inv *invocation) (*invocation, error) {
+	inv.group = g
+	rest := general(toks, inv)
+	if len(rest) == 0 {
+		if inv.help {
+			return inv, nil
+		}
+		return nil, &usageError{msg: fmt.Sprintf("group %s needs a command: %s %s <command> [arguments]", g.Name, r.prog(), g.Name), group: g, groupHelp: true}
+	}
+	c := r.M.Command(rest[0])
+	if c == nil || c.Group != g.Name {
+		if inv.help && isOption(rest[0]) {
+			return inv, nil
+		}
+		return nil, r.unknownInGroup(g, rest[0])
+	}
+	inv.cmd = c
+	return r.parseCommand(rest[1:], inv)
+}
+
+// parseCommand parses the arguments of inv.cmd.
+func (r *Runner) parseCommand(rest []string, inv *invocation) (*invocation, error) {
 	if inv.help {
 		return inv, nil
 	}
@@ -72,18 +126,45 @@ func (r *Runner) parse(argv []string) (*invocation, error) {
 	return inv, nil
 }
 
+// unknownCommand explains a first word that names no command or group
+// of the program.
 func (r *Runner) unknownCommand(name string) error {
-	names := make([]string, len(r.M.Commands))
-	for i, c := range r.M.Commands {
-		names[i] = c.Name
+	var names []string
+	for _, g := range r.M.Groups {
+		names = append(names, g.Name)
+	}
+	for _, c := range r.M.Commands {
+		if c.Group == "" {
+			names = append(names, c.Name)
+		}
 	}
 	msg := fmt.Sprintf("unknown command '%s'", name)
-	if s := suggest.Closest(name, names); s != "" {
+	if c := r.M.Command(name); c != nil && c.Group != "" {
+		msg += fmt.Sprintf(" (it is in group %s: %s %s %s)", c.Group, r.prog(), c.Group, c.Name)
+	} else if s := suggest.Closest(name, names); s != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 	} else if len(names) > 0 {
 		msg += "; the commands are " + strings.Join(names, ", ")
 	}
 	return &usageError{msg: msg}
+}
+
+// unknownInGroup explains a word after group g's name that names none of
+// its commands.
+func (r *Runner) unknownInGroup(g *manifest.CommandGroup, name string) error {
+	var names []string
+	for _, c := range r.M.Commands {
+		if c.Group == g.Name {
+			names = append(names, c.Name)
+		}
+	}
+	msg := fmt.Sprintf("unknown command '%s' in group %s", name, g.Name)
+	if s := suggest.Closest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
+	} else {
+		msg += "; its commands are " + strings.Join(names, ", ")
+	}
+	return &usageError{msg: msg, group: g}
 }
 
 // unknownProgramOption explains an option given before any command name.
@@ -95,7 +176,7 @@ func (r *Runner) unknownProgramOption(tok string) error {
 			return &usageError{msg: fmt.Sprintf("option '%s' belongs to command %s and goes after its name: %s %s %s ...", name, c.Name, r.prog(), c.Name, name)}
 		}
 	}
-	return &usageError{msg: "unknown option '" + name + "'" + didYouMean(name, []string{helpLong, keepNullLong})}
+	return &usageError{msg: "unknown option '" + name + "'" + didYouMean(name, []string{helpLong, keepNullLong, jsonHelpLong})}
 }
 
 // didYouMean is the " (did you mean '--x'?)" hint for an unknown long
