@@ -338,7 +338,7 @@ func TestHelp(t *testing.T) {
 			"-n <Int>",
 			"-q, --quick",
 		}, nil},
-		{demo, []string{"manyopt", "--help"}, []string{"-x, --add <Int>", "(repeatable)"}, nil},
+		{demo, []string{"manyopt", "--help"}, []string{"-x, --add <Int>", "(takes one or more values, repeatable)"}, nil},
 		{demo, []string{"optional", "--help"}, []string{"--maybe <?Int>", "(optional)"}, []string{"required"}},
 		{demo, []string{"optpos", "--help"}, []string{"usage: demo optpos x [y]\n", "y <?Int>", "(optional)"}, nil},
 		{demo, []string{"fromstdin", "--help"}, []string{"usage: demo fromstdin [text]\n", "read from standard input when omitted"}, nil},

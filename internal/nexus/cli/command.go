@@ -232,6 +232,21 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 		}
 		val, used = next[0], 1
 	}
+	if b.opt != nil && b.opt.arg.ManyElem() != nil && !hasVal {
+		// As in Morloc, a variadic option takes every following token
+		// up to the next option or `--` (`--xs 1 2 3`); `--xs=1` takes
+		// one, and repeated uses add up.
+		for used < len(next) && !isOption(next[used]) && next[used] != "--" {
+			used++
+		}
+		for _, tok := range next[:used] {
+			if err := p.addMany(b.opt, name, tok); err != nil {
+				return 0, err
+			}
+		}
+		b.opt.given = name
+		return used, nil
+	}
 	if b.grp != nil {
 		obj, err := readObject(b.grp.arg.Type, val)
 		if err != nil {
@@ -241,12 +256,10 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 		return used, nil
 	}
 	o := b.opt
-	if elem := o.arg.ManyElem(); elem != nil {
-		vs, err := readMany(elem, o.arg.Type, val)
-		if err != nil {
-			return 0, p.usage("invalid value for %s: %v", name, err)
+	if o.arg.ManyElem() != nil {
+		if err := p.addMany(o, name, val); err != nil {
+			return 0, err
 		}
-		o.value = types.Concat(o.value, vs)
 	} else {
 		v, err := readToken(o.arg.Type, val)
 		if err != nil {
@@ -256,6 +269,16 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 	}
 	o.given = name
 	return used, nil
+}
+
+// addMany adds the token tok to variadic option o, named name.
+func (p *commandParser) addMany(o *option, name, tok string) error {
+	vs, err := readMany(o.arg.ManyElem(), o.arg.Type, tok)
+	if err != nil {
+		return p.usage("invalid value for %s: %v", name, err)
+	}
+	o.value = types.Concat(o.value, vs)
+	return nil
 }
 
 func (p *commandParser) placeholder(b binding) string {

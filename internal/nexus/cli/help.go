@@ -208,7 +208,7 @@ func optionRow(a *manifest.Arg, t *types.Type) row {
 		notes = append(notes, "required")
 	}
 	if a.ManyElem() != nil {
-		notes = append(notes, "repeatable")
+		notes = append(notes, "takes one or more values, repeatable")
 	}
 	return row{left, describe(a.Doc, notes)}
 }
