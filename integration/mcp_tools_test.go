@@ -247,15 +247,13 @@ var propsTools = []struct{ name, schema string }{
 		"name": "whole",
 		"description": "An unrolled record also given whole.",
 		"inputSchema": {"type": "object", "properties": {
-			"size": {"type": "integer", "description": "Input size (default: 10)", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 10},
-			"name": {"type": "string", "description": "A name"},
 			"runconfig": {"type": "object",
-				"description": "Settings given field by field or whole. Fields left out take their own properties' values, else their defaults.",
+				"description": "Settings given field by field or whole.",
 				"properties": {
 					"size": {"type": "integer", "description": "Input size (default: 10)", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 10},
 					"name": {"type": "string", "description": "A name"}
-				}, "required": [], "additionalProperties": false}
-		}, "required": [], "additionalProperties": false}}`},
+				}, "required": ["name"], "additionalProperties": false}
+		}, "required": ["runconfig"], "additionalProperties": false}}`},
 	{"optional", `{
 		"name": "optional",
 		"description": "Optional arguments.",
@@ -465,11 +463,8 @@ func TestMCPArgumentBinding(t *testing.T) {
 		{"negonly", map[string]any{"no-color": false}, `[true]`},
 		{"unrolled", map[string]any{"threads": 2}, `[{"tmp_dir":"/tmp","threads":2,"verbose":false}]`},
 		{"unrolled", map[string]any{"threads": 4, "tmp_dir": "/s", "verbose": true}, `[{"tmp_dir":"/s","threads":4,"verbose":true}]`},
-		{"whole", map[string]any{"name": "a"}, `[{"size":10,"name":"a"}]`},
 		{"whole", map[string]any{"runconfig": map[string]any{"name": "c", "size": 3}}, `[{"size":3,"name":"c"}]`},
 		{"whole", map[string]any{"runconfig": map[string]any{"name": "c"}}, `[{"size":10,"name":"c"}]`},
-		// A field's own property wins over the whole record.
-		{"whole", map[string]any{"runconfig": map[string]any{"name": "c", "size": 3}, "size": 4}, `[{"size":4,"name":"c"}]`},
 		{"optional", map[string]any{}, `[null,null]`},
 		{"optional", map[string]any{"first": 3, "maybe": "m"}, `[3,"m"]`},
 		{"optional", map[string]any{"first": nil}, `[null,null]`},

@@ -74,6 +74,11 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 			reg.addNames(n, argDir.ValuePos)
 		}
 		a.Name = firstOf(a.Long, a.Short)
+		if t.Kind == types.Record {
+			// A record given whole is known over MCP by its type's name,
+			// lowercased (Morloc's rule), as an unrolled one is.
+			a.Name = strings.ToLower(t.Name)
+		}
 	default:
 		a.Kind = manifest.Positional
 	}

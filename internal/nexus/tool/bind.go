@@ -116,6 +116,15 @@ func (t *Tool) record(i int, given []any, has []bool) (map[string]any, []string,
 	for j, fa := range lacking {
 		keys[j] = t.keyOf(i, fa.Field)
 	}
+	if whole == nil && len(keys) > 0 {
+		// A record given only whole was not given at all: it is the
+		// missing argument, not each of its fields.
+		for _, p := range t.params {
+			if p.arg == i && p.kind == wholeParam {
+				return rec, []string{p.key}, nil
+			}
+		}
+	}
 	return rec, keys, nil
 }
 
@@ -192,11 +201,17 @@ func (t *Tool) param(key string) int {
 	return -1
 }
 
-// keyOf is the property key of argument i (of its field, for a record).
+// keyOf is the property key of argument i (of its field, for a record;
+// KEY.FIELD for a field of a record given whole).
 func (t *Tool) keyOf(i int, field string) string {
 	for _, p := range t.params {
 		if p.arg == i && p.field == field && p.kind != wholeParam {
 			return p.key
+		}
+	}
+	for _, p := range t.params {
+		if p.arg == i && p.kind == wholeParam {
+			return p.key + "." + field
 		}
 	}
 	return field

@@ -68,7 +68,7 @@ func TestWholeRecord(t *testing.T) {
 		{map[string]any{}, map[string]any{}, ""},
 		{map[string]any{"name": "x"}, map[string]any{"name": "x"}, ""},
 		{map[string]any{"level": 3.0, "name": "x"}, map[string]any{"level": int64(3), "name": "x"}, ""},
-		{map[string]any{"nam": "x"}, nil, `record Config has no field "nam"`},
+		{map[string]any{"nam": "x"}, nil, `record ConfigWhole has no field "nam"`},
 		{map[string]any{"level": "high"}, nil, `field level: expected an integer, got the string "high"`},
 		// Fields are read in the order of their names: the first fault
 		// is the same whatever the order the object came in.

@@ -170,7 +170,19 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 				return nil, err
 			}
 		case manifest.Group:
-			whole := a.Short != "" || a.Long != ""
+			if a.Short != "" || a.Long != "" {
+				// A record that can be given whole (a record-level
+				// `arg:`) is one object property, as in Morloc: its
+				// fields nested inside, not one property each.
+				s, required, err := wholeSchema(a)
+				if err != nil {
+					return nil, err
+				}
+				if err := add(param{key: a.Name, arg: i, typ: a.Type, kind: wholeParam}, s, required, "record "+a.Type.Name); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			for j := range a.Fields {
 				fa := fieldArg(a, &a.Fields[j])
 				p, s, required, err := optionParam(fa, i)
@@ -178,14 +190,7 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 					return nil, err
 				}
 				p.kind, p.field = fieldParam, fa.Field
-				if err := add(p, s, required && !whole, "field "+fa.Field); err != nil {
-					return nil, err
-				}
-			}
-			if whole {
-				s := recordSchema(a.Type, false)
-				s.Description = joinText(docText(a.Doc), "Fields left out take their own properties' values, else their defaults.")
-				if err := add(param{key: a.Name, arg: i, typ: a.Type, kind: wholeParam}, s, false, "record "+a.Type.Name); err != nil {
+				if err := add(p, s, required, "field "+fa.Field); err != nil {
 					return nil, err
 				}
 			}
@@ -228,6 +233,32 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 		t.OutputSchema = typeSchema(c.Return)
 	}
 	return t, nil
+}
+
+// wholeSchema is the object property of a record argument a given whole:
+// each field's schema with its description and default (the field's own,
+// else the record type's), required when it has no value if left out; the
+// property itself is required when a field is.
+func wholeSchema(a *manifest.Arg) (*Schema, bool, error) {
+	desc := docText(a.Doc)
+	if desc == "" {
+		desc = docText(a.Type.Doc)
+	}
+	s := &Schema{Types: []string{"object"}, Description: desc, Properties: []Property{}, Additional: AdditionalFalse}
+	for j := range a.Fields {
+		fa := fieldArg(a, &a.Fields[j])
+		// The property is the field's value, a flag's too, even one
+		// known on the command line only by its negation.
+		fs, required, err := argSchema(fa, false)
+		if err != nil {
+			return nil, false, err
+		}
+		s.Properties = append(s.Properties, Property{Name: fa.Field, Schema: fs})
+		if required {
+			s.Required = append(s.Required, fa.Field)
+		}
+	}
+	return s, len(s.Required) > 0, nil
 }
 
 // optionParam is the property of an option or flag (or a field of an

@@ -14,15 +14,16 @@ import (
 // surface is a program with one command per row of mcp.md's property
 // table, plus commands that cannot be tools.
 const surface = `
-module surface (pos, opts, kinds, unrolled, whole, point, acts, anyjson, fromstdin, clash)
+module surface (pos, opts, kinds, unrolled, whole, pointopt, point, acts, anyjson, fromstdin, clash)
 import root-py
-source Py from "fns.py" ("show2" as showPos, "show3" as showOpts, "show3" as showKinds, "show1" as showSettings, "show1" as showConfig, "show2" as showClash, "lines")
+source Py from "fns.py" ("show2" as showPos, "show3" as showOpts, "show3" as showKinds, "show1" as showSettings, "show1" as showConfig, "show1" as showPoint, "show2" as showClash, "lines")
 
 showPos :: Str -> Int -> Str
 showOpts :: Real -> Bool -> Bool -> Str
 showKinds :: ?Int -> Map Str [Int] -> (Int, Str) -> Str
 showSettings :: Settings -> Str
-showConfig :: Config -> Str
+showConfig :: ConfigWhole -> Str
+showPoint :: Point -> Str
 showClash :: Int -> Int -> Str
 lines :: [Int] -> Str
 
@@ -48,12 +49,12 @@ record Py => Settings = "dict"
 --' Settings, also given whole.
 --' unroll: true
 --' arg: --config
-record Config where
+record ConfigWhole where
   --' default: 1
   level :: Int
   name :: Str
 
-record Py => Config = "dict"
+record Py => ConfigWhole = "dict"
 
 record Point where
   --' Across
@@ -97,8 +98,14 @@ kinds a b c = showKinds a b c
 unrolled :: Settings -> Str
 unrolled s = showSettings s
 
-whole :: Config -> Str
+whole :: ConfigWhole -> Str
 whole c = showConfig c
+
+pointopt ::
+  --' arg: --at
+  --' default: {"x": 0, "y": 1}
+  Point -> Str
+pointopt p = showPoint p
 
 --' A record result.
 point :: Real -> Point
@@ -170,11 +177,16 @@ func TestToolSchemas(t *testing.T) {
 			"verbose":{"type":"boolean","description":"Be chatty (default: false)","default":false},
 			"color":{"type":"boolean","description":"Colour the output (default: true)","default":true}},
 			"required":["threads"],"additionalProperties":false}}`,
+		// A record given whole (a record-level arg:) is one property
+		// named for the type, its fields nested inside; none of its
+		// own. Required, since a field (name) has no default.
 		"whole": `{"name":"whole","inputSchema":{"type":"object","properties":{
-			"level":{"type":"integer","description":"(default: 1)","minimum":-9223372036854775808,"maximum":9223372036854775807,"default":1},
-			"name":{"type":"string"},
-			"config":{"type":"object","description":"Settings, also given whole. Fields left out take their own properties' values, else their defaults.",
-				"properties":{"level":{"type":"integer","description":"(default: 1)","minimum":-9223372036854775808,"maximum":9223372036854775807,"default":1},"name":{"type":"string"}},"required":[],"additionalProperties":false}},
+			"configwhole":{"type":"object","description":"Settings, also given whole.",
+				"properties":{"level":{"type":"integer","description":"(default: 1)","minimum":-9223372036854775808,"maximum":9223372036854775807,"default":1},"name":{"type":"string"}},"required":["name"],"additionalProperties":false}},
+			"required":["configwhole"],"additionalProperties":false}}`,
+		// A record option without unroll: is named for its type too.
+		"pointopt": `{"name":"pointopt","inputSchema":{"type":"object","properties":{
+			"point":{"type":"object","description":"(default: {\"x\":0,\"y\":1})","properties":{"x":{"type":"number","description":"Across"},"y":{"type":"number","description":"Up"}},"required":["x","y"],"additionalProperties":false,"default":{"x":0,"y":1}}},
 			"required":[],"additionalProperties":false}}`,
 		"point": `{"name":"point","description":"A record result.","inputSchema":{"type":"object","properties":{"_1":{"type":"number"}},"required":["_1"],"additionalProperties":false},
 			"outputSchema":{"type":"object","properties":{"x":{"type":"number","description":"Across"},"y":{"type":"number","description":"Up"}},"required":["x","y"],"additionalProperties":false}}`,
@@ -207,7 +219,7 @@ func TestSkippedCommands(t *testing.T) {
 	for _, tool := range tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, " "), "pos opts kinds unrolled whole point acts anyjson"; got != want {
+	if got, want := strings.Join(names, " "), "pos opts kinds unrolled whole pointopt point acts anyjson"; got != want {
 		t.Errorf("tools: got %s, want %s", got, want)
 	}
 	if len(skipped) != 2 {
