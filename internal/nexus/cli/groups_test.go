@@ -95,6 +95,7 @@ func TestGroupErrors(t *testing.T) {
 		{[]string{"manage", "opts"}, "", []string{"unknown command 'opts' in group manage; its commands are add, hello-there"}},
 		{[]string{"add", "1", "2"}, "", []string{"command 'add' is in group manage: demo manage add ..."}},
 		{[]string{"manag"}, "", []string{"unknown command 'manag' (did you mean 'manage'?)"}},
+		{[]string{"--count", "3"}, "", []string{"'--count' belongs to command opts and goes after its name: demo misc opts --count ..."}},
 		{[]string{"manage", "add", "1"}, "", []string{"missing argument", "run 'demo manage add --help' for usage"}},
 	}
 	for _, c := range cases {

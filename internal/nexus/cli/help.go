@@ -40,7 +40,6 @@ func (r *Runner) programHelp() string {
 	// Handled by the nexus before the command line is parsed (they need
 	// the MCP server, not a command), and program-wide: listed here only.
 	general.rows = append(general.rows,
-		row{"    --json-help", "print the commands and their arguments as JSON"},
 		row{"    --mcp-tools", "print the commands as MCP tools (the tools/list result)"},
 		row{"    --mcp-config", "print the entry that adds this program to an MCP client"})
 	writeSections(&b, append(secs, general))
@@ -136,6 +135,7 @@ func generalSection() section {
 	return section{title: "general options:", rows: []row{
 		{"-h, --help", "show this help"},
 		{"    --keep-null", "print a null result as null instead of nothing"},
+		{"    --json-help", "print this help as JSON"},
 	}}
 }
 

@@ -173,7 +173,7 @@ func (r *Runner) unknownProgramOption(tok string) error {
 	for i := range r.M.Commands {
 		c := &r.M.Commands[i]
 		if _, ok := newCommandParser(r, c).names[name]; ok {
-			return &usageError{msg: fmt.Sprintf("option '%s' belongs to command %s and goes after its name: %s %s %s ...", name, c.Name, r.prog(), c.Name, name)}
+			return &usageError{msg: fmt.Sprintf("option '%s' belongs to command %s and goes after its name: %s %s ...", name, c.Name, r.commandPath(c), name)}
 		}
 	}
 	return &usageError{msg: "unknown option '" + name + "'" + didYouMean(name, []string{helpLong, keepNullLong, jsonHelpLong})}
