@@ -233,6 +233,9 @@ type Arg struct {
 	Fields []Arg `json:"fields,omitempty"`
 }
 
+// SourceFile is Arg.Source for an argument read from the file it names.
+const SourceFile = "file"
+
 // Action is an output action: a flag that applies a function to the result.
 type Action struct {
 	// Kind is "with" (the function's result is printed as JSON) or

@@ -92,7 +92,7 @@ func (c *checker) inputForm(a *manifest.Arg, d doc.Doc) {
 			case a.Kind != manifest.Positional && a.Kind != manifest.Option:
 				c.sink.Errorf(dir.Pos, "%s file applies to a positional argument or an option, not to a %s", dir.Spelled(), a.Kind)
 			default:
-				a.Source = "file"
+				a.Source = manifest.SourceFile
 			}
 		default:
 			c.sink.Errorf(dir.ValuePos, "%s expects inline or file, got %s%s", dir.Spelled(), quoteValue(dir.Value), suggest.Hint(dir.Value, []string{"inline", "file"}))

@@ -32,6 +32,7 @@ func (r *Runner) programHelp() string {
 		row{"    --mcp-config", "print the entry that adds this program to an MCP client"})
 	writeSections(&b, []section{cmds, general})
 	fmt.Fprintf(&b, "\nRun '%s <command> --help' for the arguments of a command.\n", prog)
+	writeDoc(&b, r.M.Epilogue)
 	return b.String()
 }
 
@@ -89,6 +90,10 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	ret := section{title: "returns:", rows: []row{{c.Return.String(), c.ReturnDoc}}}
 	secs = append(secs, out, ret, generalSection())
 	writeSections(&b, secs)
+	if single {
+		// The program's help is this command's: its epilogue ends it.
+		writeDoc(&b, r.M.Epilogue)
+	}
 	return b.String()
 }
 
@@ -131,10 +136,31 @@ func positionalRow(a *manifest.Arg) row {
 	if a.Stdin {
 		notes = append(notes, "read from standard input when omitted")
 	}
+	notes = append(notes, inputNotes(a)...)
 	if len(a.Default) > 0 {
 		notes = append(notes, "default: "+compactJSON(a.Default))
 	}
 	return row{left, describe(a.Doc, notes)}
+}
+
+// inputNotes say where an argument's text comes from (`@source file`) and
+// what its path must be (`@check.path`).
+func inputNotes(a *manifest.Arg) []string {
+	var notes []string
+	if a.Source == manifest.SourceFile {
+		notes = append(notes, "the text of the file it names")
+	}
+	switch a.CheckPath {
+	case "r":
+		notes = append(notes, "a readable path")
+	case "w":
+		notes = append(notes, "a writable path")
+	case "x":
+		notes = append(notes, "a path that must not exist")
+	case "rw":
+		notes = append(notes, "a readable and writable path")
+	}
+	return notes
 }
 
 // optionRow describes an option or flag; t is its type (a record field's
@@ -170,6 +196,7 @@ func optionRow(a *manifest.Arg, t *types.Type) row {
 	if a.ManyElem() != nil {
 		notes = append(notes, "repeatable")
 	}
+	notes = append(notes, inputNotes(a)...)
 	return row{left, describe(a.Doc, notes)}
 }
 
