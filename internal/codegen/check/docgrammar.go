@@ -121,6 +121,20 @@ func strShaped(t *types.Type) bool {
 	return t.Kind == types.Str
 }
 
+// streamedAction refuses Morloc's `@stream` in an output action's spec
+// (the handler applied per batch of a streamed result), which nexus does
+// not support yet; off is where fnText starts in the directive's value.
+func (c *checker) streamedAction(dir doc.Directive, fnText string, off int) bool {
+	i := strings.Index(fnText, "@stream")
+	if i < 0 {
+		return false
+	}
+	pos := dir.ValuePos
+	pos.Col += len([]rune(dir.Value[:off+i]))
+	c.sink.Errorf(pos, "@stream in %s is Morloc's, and not supported yet by nexus", dir.Spelled())
+	return true
+}
+
 // moduleDoc reads the module docstring: the program's description and
 // its epilogue, the lines after each `@epilogue` (blocks separated by a
 // blank line).
