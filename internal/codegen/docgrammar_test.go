@@ -171,6 +171,22 @@ f = describe_config`, func(m *manifest.Manifest) string {
 			a := arg0(m)
 			return fmt.Sprintf("%s %d %s", a.Kind, len(a.Fields), a.Fields[0].Long)
 		}},
+		{"argument: unroll false overrides the record's", "f", `%s
+--' @unroll
+record Conf where
+  --' @default 1
+  size :: Int
+record Py => Conf = "dict"
+f ::
+  --' @unroll false
+  Conf ->
+  --' @stdin false
+  Str ->
+  Int
+f c s = 1`, func(m *manifest.Manifest) string {
+			c := m.Commands[0]
+			return fmt.Sprintf("%s %s %v", c.Args[0].Kind, c.Args[1].Kind, c.Args[1].Stdin)
+		}},
 		{"return type's description and return directive", "f, g", `%s
 f ::
   Str ->
@@ -293,6 +309,7 @@ f ::
 		"argument: unroll on the argument":               "group 1 size",
 		"return type's description and return directive": "the louder text|the loudest text",
 		"alias: every directive inherited":               `option todo-file "todo.json" FILE w ["A todo file"]|flag all|true`,
+		"argument: unroll false overrides the record's":  "positional positional false",
 		"alias: source file":                             "file",
 		"newtype: its docstring describes its uses":      `NAME ["A name"]`,
 		"record and fields":                              "group config CONF|count N 2|flag quiet",
