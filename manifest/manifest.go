@@ -31,8 +31,11 @@ type Manifest struct {
 	Name string `json:"name"`
 	// Doc is the module docstring, one entry per line: the program
 	// description.
-	Doc   []string `json:"doc,omitempty"`
-	Pools []Pool   `json:"pools"`
+	Doc []string `json:"doc,omitempty"`
+	// Epilogue is the text of the module docstring's `@epilogue` blocks,
+	// shown at the end of the program's help.
+	Epilogue []string `json:"epilogue,omitempty"`
+	Pools    []Pool   `json:"pools"`
 	// Servers are the MCP servers whose tools the program calls, one per
 	// `source MCP from` declaration, in the order of the program.
 	Servers   []Server   `json:"servers,omitempty"`
@@ -240,11 +243,22 @@ type Arg struct {
 	Many bool `json:"many,omitempty"`
 	// Stdin lets the last positional be read from standard input.
 	Stdin bool `json:"stdin,omitempty"`
+	// Source is "file" for a Str argument given on the command line as
+	// the path of a file whose text is the value (`@source file`); empty
+	// for the value itself.
+	Source string `json:"source,omitempty"`
+	// CheckPath is a precondition on a path argument (`@check.path`),
+	// checked before any pool is called: "r" readable, "w" writable, "x"
+	// must not exist, "rw" readable and writable.
+	CheckPath string `json:"check_path,omitempty"`
 	// Field is the record field an unrolled option stands for.
 	Field string `json:"field,omitempty"`
 	// Fields are a Group's per-field options and flags.
 	Fields []Arg `json:"fields,omitempty"`
 }
+
+// SourceFile is Arg.Source for an argument read from the file it names.
+const SourceFile = "file"
 
 // Action is an output action: a flag that applies a function to the result.
 type Action struct {

@@ -313,8 +313,10 @@ f = upper`))
 	if rd := p.Manifest.Commands[0].ReturnDoc; rd != "the louder text" {
 		t.Errorf("return doc from the return type: %q", rd)
 	}
-	p = compileOK(t, program("f", "--' from the definition\nf = upper\n--' sig doc wins\nf :: Str -> Str"))
-	if d := p.Manifest.Commands[0].Doc; !reflect.DeepEqual(d, []string{"sig doc wins"}) {
+	// The definition's description overrides the signature's, as in
+	// Morloc, wherever the two are.
+	p = compileOK(t, program("f", "--' from the definition\nf = upper\n--' the signature's\nf :: Str -> Str"))
+	if d := p.Manifest.Commands[0].Doc; !reflect.DeepEqual(d, []string{"from the definition"}) {
 		t.Errorf("doc %q", d)
 	}
 	p = compileOK(t, program("f", "f :: Str -> Str\n--' from the definition\nf = upper"))
@@ -355,9 +357,9 @@ f = summarize`))
 func TestWarnings(t *testing.T) {
 	path := writeProgram(t, program("f", `--' Shout.
 --' frobnicate: yes
---' arg: --x
+--' @cwd here
 f ::
-  --' @colour red
+  --' @metavr red
   --' return: nothing
   --' title: An argument
   Str ->
@@ -371,8 +373,8 @@ f = upper
 	base := strings.Count(program("f", ""), "\n") + 1
 	want := []string{
 		pos(base+1, 5) + "warning: unknown directive 'frobnicate'; kept as description text",
-		pos(base+2, 5) + "warning: directive 'arg' has no effect on a command; put it above the argument's type in a multi-line signature",
-		pos(base+4, 7) + "warning: unknown directive 'colour'; kept as description text",
+		pos(base+2, 5) + "warning: directive 'cwd' has no effect on a command; put it above the argument's type in a multi-line signature",
+		pos(base+4, 7) + "warning: unknown directive 'metavr'; kept as description text (did you mean 'metavar'?)",
 		pos(base+5, 7) + "warning: directive 'return' has no effect on an argument; ignored",
 		pos(base+6, 7) + "warning: directive 'title' has no effect on an argument; ignored",
 		pos(base+10, 1) + "warning: docstring at the end of the file is not attached to anything; ignored",
@@ -384,7 +386,7 @@ f = upper
 		t.Errorf("warnings\n got %q\nwant %q", p.Warnings, want)
 	}
 	c := p.Manifest.Commands[0]
-	if !reflect.DeepEqual(c.Doc, []string{"Shout.", "frobnicate: yes"}) || !reflect.DeepEqual(c.Args[0].Doc, []string{"@colour red"}) {
+	if !reflect.DeepEqual(c.Doc, []string{"Shout.", "frobnicate: yes"}) || !reflect.DeepEqual(c.Args[0].Doc, []string{"@metavr red"}) {
 		t.Errorf("unknown directives stay description: %q %q", c.Doc, c.Args[0].Doc)
 	}
 }

@@ -15,6 +15,9 @@ func (c *checker) action(dir doc.Directive, result *types.Type, reg *optionNames
 		return nil
 	}
 	reg.addNames(names, dir.ValuePos)
+	if c.streamedAction(dir, fnText, off) {
+		return nil
+	}
 	fnPos := dir.ValuePos
 	fnPos.Col += len([]rune(dir.Value[:off]))
 	expr := syntax.ParseExpr(fnText, fnPos, c.sink)

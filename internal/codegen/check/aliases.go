@@ -62,6 +62,7 @@ func (c *checker) collectAliases() {
 			seen[p.Name] = true
 		}
 		c.aliases[name] = a
+		c.typeDoc(doc.Parse(a.Doc), "type "+name)
 	}
 	for _, r := range c.file.Records {
 		if a := c.aliases[r.Name.Name]; a != nil {
@@ -175,7 +176,15 @@ func (c *checker) inherit(d doc.Doc, w syntax.Type) doc.Doc {
 			break
 		}
 		a := c.aliases[nt.Name]
-		if a == nil || seen[a.Name.Name] {
+		if a == nil {
+			// A newtype's docstring describes its uses too, and
+			// ends the chain (Morloc's reduceArgDoc).
+			if n := c.nominal.newtypes[nt.Name]; n != nil {
+				chain = append(chain, doc.Parse(n.Doc))
+			}
+			break
+		}
+		if seen[a.Name.Name] {
 			break
 		}
 		seen[a.Name.Name] = true

@@ -52,7 +52,7 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	argDir, trueDir, falseDir := d.Get("arg"), d.Get("true"), d.Get("false")
 	for _, dir := range d.Directives {
 		switch dir.Key {
-		case "return", "unroll", "with", "render", "env", "cwd", "timeout", "bearer", "header", "title", "icon":
+		case "return", "with", "render", "env", "cwd", "timeout", "bearer", "header", "title", "icon", "epilogue":
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on an argument; ignored", dir.Key)
 		}
 	}
@@ -60,8 +60,20 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	if t.Kind == types.Record {
 		rec = c.records[t.Name]
 	}
+	unroll := rec != nil && rec.unroll
+	if dir := d.Get("unroll"); dir != nil {
+		// On the argument (or an alias it is written with), unroll:
+		// overrides the record's.
+		if v, err := doc.ParseBool(dir.Value); err != nil {
+			c.valueError(*dir, err)
+		} else if rec == nil {
+			c.sink.Warnf(dir.Pos, "unroll: applies to a record argument, and this one is %s; ignored", t)
+		} else {
+			unroll = v
+		}
+	}
 	switch {
-	case rec != nil && rec.unroll:
+	case unroll:
 		c.group(&a, rec, argDir, reg)
 	case trueDir != nil || falseDir != nil:
 		c.flag(&a, trueDir, falseDir, argDir, reg)
@@ -90,6 +102,8 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	if dir := d.Get("name"); dir != nil {
 		if a.Kind == manifest.Positional {
 			c.positionalName(&a, dir)
+		} else if strings.HasPrefix(dir.Value, "_") {
+			c.positionalName(&manifest.Arg{}, dir)
 		} else if !tool {
 			c.sink.Warnf(dir.Pos, "name: has no effect on an %s; it is known by its option name", a.Kind)
 		}
@@ -121,6 +135,7 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 			info.stdin = dir
 		}
 	}
+	c.inputForm(&a, d)
 	return a, info
 }
 

@@ -14,7 +14,6 @@ package check
 import (
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
@@ -67,10 +66,12 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 	c.collectPacking()
 	c.checkDefinitions()
 	c.checkBodyEffects()
+	moduleText, epilogue := c.moduleDoc(f.Module.Doc)
 	m := &manifest.Manifest{
 		Nexus:     manifest.NexusVersion,
 		Name:      f.Module.Name.Name,
-		Doc:       moduleDoc(f.Module.Doc),
+		Doc:       moduleText,
+		Epilogue:  epilogue,
 		Pools:     []manifest.Pool{},
 		Functions: []manifest.Function{},
 		Commands:  c.commands(),
@@ -175,20 +176,6 @@ type definition struct {
 	recursive bool
 	compiled  bool // its manifest.Def is made, at index rec
 	rec       int
-}
-
-func moduleDoc(d syntax.Doc) []string {
-	var lines []string
-	for _, l := range d {
-		lines = append(lines, strings.TrimSpace(l.Text))
-	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	for len(lines) > 0 && lines[0] == "" {
-		lines = lines[1:]
-	}
-	return lines
 }
 
 // linkFunctions puts in m the sourced functions the commands call, in

@@ -93,16 +93,10 @@ func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 		return nil, ex.Pos
 	}
 	d := doc.Parse(sig.decl.Doc)
-	if len(d.Lines) == 0 && len(d.Directives) == 0 && def != nil {
-		d = doc.Parse(def.decl.Doc)
-	}
 	c.warnUnknown(d)
+	d = c.definitionDoc(d, def, sig)
 	for _, dir := range d.Directives {
-		switch dir.Key {
-		case "name", "return", "with", "render", "title", "icon":
-		default:
-			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a command; put it above the argument's type in a multi-line signature", dir.Key)
-		}
+		c.onCommand(dir)
 	}
 	cmd := &manifest.Command{Name: ex.Name, Doc: d.Lines, Return: sig.result}
 	pos := ex.Pos

@@ -4,14 +4,22 @@ import (
 	"fmt"
 
 	"github.com/nexus-run/nexus/internal/codegen/doc"
+	"github.com/nexus-run/nexus/internal/suggest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
-// warnUnknown warns about directives this nexus does not know; they stay
-// in the description.
+// warnUnknown warns about directives this nexus does not know (they stay
+// in the description), with the known key nearest a misspelt one, and
+// refuses those of Morloc's table nexus does not implement yet. Every
+// position a docstring may stand in calls it.
 func (c *checker) warnUnknown(d doc.Doc) {
 	for _, dir := range d.Unknown {
-		c.sink.Warnf(dir.Pos, "unknown directive '%s'; kept as description text", dir.Key)
+		c.sink.Warnf(dir.Pos, "unknown directive '%s'; kept as description text%s", dir.Key, suggest.Hint(dir.Key, doc.KnownKeys()))
+	}
+	for _, dir := range d.Directives {
+		if doc.Unsupported[dir.Key] {
+			c.sink.Errorf(dir.Pos, "%s is Morloc's, and not supported yet by nexus", dir.Spelled())
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 
+	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -52,6 +53,7 @@ func (c *checker) collectNewtypes() {
 			continue
 		}
 		c.nominal.newtypes[name] = nt
+		c.typeDoc(doc.Parse(nt.Doc), "newtype "+name)
 	}
 	for _, r := range c.file.Records {
 		if nt := c.nominal.newtypes[r.Name.Name]; nt != nil {

@@ -113,7 +113,7 @@ func (c *checker) recordType(rec *record, path []string) *types.Type {
 	defer func() { rec.state = 2 }()
 	path = append(path, rec.decl.Name.Name)
 	d := doc.Parse(rec.decl.Doc)
-	c.warnUnknown(d)
+	c.typeDoc(d, "record "+rec.decl.Name.Name)
 	t := &types.Type{Kind: types.Record, Name: rec.decl.Name.Name, Doc: d.Lines, Fields: []types.Field{}}
 	c.recordDirectives(rec, d)
 	ok := true
@@ -178,6 +178,8 @@ func (c *checker) recordDirectives(rec *record, d doc.Doc) {
 			rec.whole, rec.wholePos = n, dir.ValuePos
 		case "metavar":
 			rec.metavar = dir.Value
+		case "with", "render", "return", "title", "icon", "epilogue", "env", "cwd", "timeout", "bearer", "header":
+			// typeDoc reports these.
 		default:
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a record; ignored", dir.Key)
 		}

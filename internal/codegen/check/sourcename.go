@@ -10,6 +10,8 @@ import (
 // written: the item's own, or the `@name` directive above an item of a
 // `source ... where` block, Morloc's way of sourcing a foreign name under
 // another (`--' @name twice_it` above `tw`).
+//
+// The checker's sourceItemDoc checks what else stands there.
 func foreignName(it syntax.SourceItem) (string, diag.Pos) {
 	d := doc.Parse(it.Doc)
 	if n := d.Get("name"); n != nil && n.Value != "" {

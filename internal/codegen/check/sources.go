@@ -123,6 +123,7 @@ func (c *checker) sourcedFunctions(s *syntax.Source) []*function {
 	}
 	var out []*function
 	for _, it := range s.Items {
+		c.sourceItemDoc(it)
 		if it.Infix {
 			if f := c.foreignFunction(it, lang, path); f != nil {
 				out = append(out, f)

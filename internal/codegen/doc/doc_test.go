@@ -37,16 +37,18 @@ func TestParseSeparatesDirectives(t *testing.T) {
 		t.Errorf("lines %q", d.Lines)
 	}
 	want := []Directive{
-		{Key: "return", Value: "weight in daltons", Pos: diag.Pos{Line: 4, Col: 5}, ValuePos: diag.Pos{Line: 4, Col: 13}},
-		{Key: "name", Value: "smiles", Pos: diag.Pos{Line: 5, Col: 5}, ValuePos: diag.Pos{Line: 5, Col: 11}},
-		{Key: "many", Value: "", Pos: diag.Pos{Line: 6, Col: 5}, ValuePos: diag.Pos{Line: 6, Col: 10}},
-		{Key: "many", Value: "true", Pos: diag.Pos{Line: 7, Col: 5}, ValuePos: diag.Pos{Line: 7, Col: 11}},
-		{Key: "true", Value: "--hydrogens", Pos: diag.Pos{Line: 8, Col: 5}, ValuePos: diag.Pos{Line: 8, Col: 12}},
+		{Key: "return", Value: "weight in daltons", Pos: diag.Pos{Line: 4, Col: 5}, ValuePos: diag.Pos{Line: 4, Col: 13}, Line: 3},
+		{Key: "name", Value: "smiles", Pos: diag.Pos{Line: 5, Col: 5}, ValuePos: diag.Pos{Line: 5, Col: 11}, At: true, Line: 3},
+		{Key: "many", Value: "", Pos: diag.Pos{Line: 6, Col: 5}, ValuePos: diag.Pos{Line: 6, Col: 10}, At: true, Line: 3},
+		{Key: "many", Value: "true", Pos: diag.Pos{Line: 7, Col: 5}, ValuePos: diag.Pos{Line: 7, Col: 11}, Line: 3},
+		{Key: "true", Value: "--hydrogens", Pos: diag.Pos{Line: 8, Col: 5}, ValuePos: diag.Pos{Line: 8, Col: 12}, Line: 3},
 	}
 	if !reflect.DeepEqual(d.Directives, want) {
 		t.Errorf("directives\n got %+v\nwant %+v", d.Directives, want)
 	}
-	if len(d.Unknown) != 2 || d.Unknown[0].Key != "frobnicate" || d.Unknown[1].Key != "bogus" {
+	// "Note: ..." reads as a directive of an unknown key, as in Morloc
+	// (a warning; `\Note:` keeps it quiet); a URL stays prose.
+	if len(d.Unknown) != 3 || d.Unknown[0].Key != "Note" || d.Unknown[1].Key != "frobnicate" || d.Unknown[2].Key != "bogus" {
 		t.Errorf("unknown %+v", d.Unknown)
 	}
 	if got := d.Get("many"); got == nil || got.Value != "true" {
@@ -57,8 +59,52 @@ func TestParseSeparatesDirectives(t *testing.T) {
 	}
 }
 
+// TestLineClassification is Morloc's parseDocKV: one leading space
+// dropped and the rest of the indentation kept, `\` for a literal line,
+// a lone `@` as prose, dotted keys in both spellings.
+func TestLineClassification(t *testing.T) {
+	d := Parse(lines(
+		" Usage:",
+		"   indented example",
+		` \@x is literal`,
+		` \Note: also literal`,
+		" @",
+		" @check.path r",
+		" check.path: rw",
+		" @list.form list",
+		"trailing spaces   ",
+	))
+	wantLines := []string{"Usage:", "  indented example", "@x is literal", "Note: also literal", "@", "trailing spaces"}
+	if !reflect.DeepEqual(d.Lines, wantLines) {
+		t.Errorf("lines %q", d.Lines)
+	}
+	var keys []string
+	for _, dir := range d.Directives {
+		keys = append(keys, dir.Spelled()+"="+dir.Value)
+	}
+	if want := []string{"@check.path=r", "check.path:=rw", "@list.form=list"}; !reflect.DeepEqual(keys, want) {
+		t.Errorf("directives %q", keys)
+	}
+	// "Usage:" is a directive of an unknown key to Morloc too: a
+	// warning, and the line kept as text.
+	if len(d.Unknown) != 1 || d.Unknown[0].Key != "Usage" {
+		t.Errorf("unknown %+v", d.Unknown)
+	}
+}
+
+// TestEscape: an escaped line reads back as itself, as description.
+func TestEscape(t *testing.T) {
+	for _, line := range []string{"name: x", "@many", `\x`, "Note: y", "plain", "https://example.com", "@"} {
+		d := Parse(lines(" " + Escape(line)))
+		if len(d.Directives) != 0 || len(d.Unknown) != 0 || !reflect.DeepEqual(d.Lines, []string{line}) {
+			t.Errorf("%q: lines %q, directives %v, unknown %v", line, d.Lines, d.Directives, d.Unknown)
+		}
+	}
+}
+
 func TestBothSpellingsAgree(t *testing.T) {
-	for _, key := range []string{"name", "return", "metavar", "arg", "default", "true", "false", "many", "stdin", "unroll", "with", "render"} {
+	for _, key := range []string{"name", "return", "metavar", "arg", "default", "true", "false", "many", "stdin", "unroll", "with", "render",
+		"title", "icon", "source", "check.path", "literal", "epilogue", "form", "list.source", "list.form", "list.check.path", "rsize"} {
 		colon := Parse(lines(" " + key + ": v w"))
 		at := Parse(lines(" @" + key + " v w"))
 		if len(colon.Directives) != 1 || len(at.Directives) != 1 ||

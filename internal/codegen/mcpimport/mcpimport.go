@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/mcpaddr"
 )
 
@@ -234,8 +235,8 @@ func writeRecord(b *strings.Builder, r *record) {
 }
 
 // writeDoc writes text as docstring lines, indented by indent. A line that
-// would read as a directive (`key: value`, `@key`) is changed just enough
-// to stay text: a description must not rename a command or set a default.
+// would read as a directive (`key: value`, `@key`) is escaped to stay
+// text: a description must not rename a command or set a default.
 func writeDoc(b *strings.Builder, indent, text string) {
 	text = strings.TrimSpace(printable(strings.ReplaceAll(text, "\r\n", "\n")))
 	if text == "" {
@@ -251,33 +252,10 @@ func writeDoc(b *strings.Builder, indent, text string) {
 	}
 }
 
-// asText keeps a description line from reading as a directive
-// (internal/codegen/doc): a lowercase key before a colon gets a capital
-// letter, and a leading @ is written as "(at)".
-func asText(line string) string {
-	switch {
-	case strings.HasPrefix(line, "@"):
-		return "(at)" + line[1:]
-	case directiveLike(line):
-		return upperFirst(line)
-	}
-	return line
-}
-
-// directiveLike reports whether line is `key: ...` with a lowercase key,
-// the form internal/codegen/doc reads as a directive.
-func directiveLike(line string) bool {
-	if line == "" || line[0] < 'a' || line[0] > 'z' {
-		return false
-	}
-	i := strings.IndexFunc(line, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	})
-	if i < 0 || line[i] != ':' {
-		return false
-	}
-	return i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t'
-}
+// asText keeps a description line from reading as a directive: it is
+// escaped with a leading `\` (doc.Escape), which Morloc's grammar reads as
+// literal text.
+func asText(line string) string { return doc.Escape(line) }
 
 // oneLine is s on one line, for a `--` comment.
 func oneLine(s string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nexus-run/nexus/internal/codegen/diag"
+	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 )
 
@@ -409,14 +410,19 @@ func TestDocstrings(t *testing.T) {
 	for _, l := range sig.Doc {
 		lines = append(lines, strings.TrimSpace(l.Text))
 	}
-	if got, want := strings.Join(lines, "|"), "Looks things up.||Name: not a directive|(at)many lines|Note: prose"; got != want {
+	if got, want := strings.Join(lines, "|"), `Looks things up.||\name: not a directive|\@many lines|\Note: prose`; got != want {
 		t.Errorf("docstring %q, want %q", got, want)
+	}
+	// Read back, the escaped lines are the description as the server
+	// wrote it, and no directive.
+	if d := doc.Parse(sig.Doc); len(d.Directives) != 0 || len(d.Unknown) != 0 || strings.Join(d.Lines, "|") != strings.ReplaceAll(desc, "\n", "|") {
+		t.Errorf("read back: %q, directives %v, unknown %v", d.Lines, d.Directives, d.Unknown)
 	}
 	lines = nil
 	for _, l := range sig.Params[0].Doc {
 		lines = append(lines, strings.TrimSpace(l.Text))
 	}
-	if got, want := strings.Join(lines, "|"), `Default: 3|the query|Default on the server: "x".|@name q`; got != want {
+	if got, want := strings.Join(lines, "|"), `\default: 3|the query|Default on the server: "x".|@name q`; got != want {
 		t.Errorf("argument docstring %q, want %q", got, want)
 	}
 	if !strings.Contains(out, `--' One of "a", "b".`) {

@@ -261,9 +261,9 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 			return 0, err
 		}
 	} else {
-		v, err := readToken(o.arg.Type, val)
+		v, err := p.token(o.arg, name, val)
 		if err != nil {
-			return 0, p.usage("invalid value for %s: %v", name, err)
+			return 0, err
 		}
 		o.value = v
 	}

@@ -48,6 +48,7 @@ func (r *Runner) programHelp() string {
 		fmt.Fprintf(&b, ",\n'%s <group> --help' for the commands of a group", prog)
 	}
 	b.WriteString(".\n")
+	writeDoc(&b, r.M.Epilogue)
 	return b.String()
 }
 
@@ -128,6 +129,10 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	ret := section{title: "returns:", rows: []row{{c.Return.String(), c.ReturnDoc}}}
 	secs = append(secs, out, ret, generalSection())
 	writeSections(&b, secs)
+	if single {
+		// The program's help is this command's: its epilogue ends it.
+		writeDoc(&b, r.M.Epilogue)
+	}
 	return b.String()
 }
 
@@ -171,10 +176,31 @@ func positionalRow(a *manifest.Arg) row {
 	if a.Stdin {
 		notes = append(notes, "read from standard input when omitted")
 	}
+	notes = append(notes, inputNotes(a)...)
 	if len(a.Default) > 0 {
 		notes = append(notes, "default: "+compactJSON(a.Default))
 	}
 	return row{left, describe(a.Doc, notes)}
+}
+
+// inputNotes say where an argument's text comes from (`@source file`) and
+// what its path must be (`@check.path`).
+func inputNotes(a *manifest.Arg) []string {
+	var notes []string
+	if a.Source == manifest.SourceFile {
+		notes = append(notes, "the text of the file it names")
+	}
+	switch a.CheckPath {
+	case "r":
+		notes = append(notes, "a readable path")
+	case "w":
+		notes = append(notes, "a writable path")
+	case "x":
+		notes = append(notes, "a path that must not exist")
+	case "rw":
+		notes = append(notes, "a readable and writable path")
+	}
+	return notes
 }
 
 // optionRow describes an option or flag; t is its type (a record field's
@@ -210,6 +236,7 @@ func optionRow(a *manifest.Arg, t *types.Type) row {
 	if a.ManyElem() != nil {
 		notes = append(notes, "takes one or more values, repeatable")
 	}
+	notes = append(notes, inputNotes(a)...)
 	return row{left, describe(a.Doc, notes)}
 }
 

@@ -33,6 +33,12 @@ func (p *commandParser) values(positional []string) ([]any, error) {
 			if !ok {
 				missing = append(missing, "option "+optionLabel(a))
 			}
+			if s, isStr := v.(string); isStr && a.Source == manifest.SourceFile {
+				// The default of `@source file` names a file too.
+				if v, err = p.fileText(a, "option "+optionLabel(a), s); err != nil {
+					return nil, err
+				}
+			}
 			args[i] = v
 		case manifest.Group:
 			v, lacking, err := p.record(p.groups[i])
@@ -47,6 +53,9 @@ func (p *commandParser) values(positional []string) ([]any, error) {
 	}
 	if len(missing) > 0 {
 		return nil, p.usage("missing %s", strings.Join(missing, ", "))
+	}
+	if err := p.checkPaths(args); err != nil {
+		return nil, err
 	}
 	return args, nil
 }
@@ -109,11 +118,7 @@ func (p *commandParser) positional(a *manifest.Arg, label, tok string) (any, err
 	if a.Stdin && tok == "-" {
 		return p.stdin(a, label)
 	}
-	v, err := readToken(a.Type, tok)
-	if err != nil {
-		return nil, p.usage("invalid value for %s: %v", label, err)
-	}
-	return v, nil
+	return p.token(a, label, tok)
 }
 
 // variadic is the value of a variadic positional given toks.

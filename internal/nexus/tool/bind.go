@@ -84,6 +84,9 @@ func (t *Tool) Bind(named map[string]json.RawMessage) (Call, error) {
 	if len(missing) > 0 {
 		return Call{}, argErrorf(t.Name, missing, "missing required argument%s '%s' for tool '%s'", plural(len(missing)), strings.Join(missing, "', '"), t.Name)
 	}
+	if err := t.checkPaths(args); err != nil {
+		return Call{}, err
+	}
 	return Call{Args: args, Action: action}, nil
 }
 
