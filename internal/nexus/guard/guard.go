@@ -240,16 +240,22 @@ func tooLarge(limit int64) string {
 // Content-Length or not (a chunked body), 408 when the body came too
 // slowly, else 400.
 func BodyError(w http.ResponseWriter, err error) {
+	status, msg := BodyStatus(err)
+	Error(w, status, msg)
+}
+
+// BodyStatus is the status and message of BodyError, for a handler that
+// answers in a form of its own.
+func BodyStatus(err error) (int, string) {
 	var mbe *http.MaxBytesError
 	var ne net.Error
 	switch {
 	case errors.As(err, &mbe):
-		Error(w, http.StatusRequestEntityTooLarge, tooLarge(mbe.Limit))
+		return http.StatusRequestEntityTooLarge, tooLarge(mbe.Limit)
 	case errors.As(err, &ne) && ne.Timeout():
-		Error(w, http.StatusRequestTimeout, "request timeout: the body came too slowly")
-	default:
-		Error(w, http.StatusBadRequest, "read request body: "+err.Error())
+		return http.StatusRequestTimeout, "request timeout: the body came too slowly"
 	}
+	return http.StatusBadRequest, "read request body: " + err.Error()
 }
 
 // NotFound answers 404 for a path the server has nothing at; serves says
