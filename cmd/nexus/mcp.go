@@ -59,7 +59,7 @@ func mcpCommand() *cli.Command {
 			}
 			for _, name := range httpOnlyFlags {
 				if c.IsSet(name) {
-					return usageError{fmt.Errorf("--%s needs --http-port", name)}
+					return usageError{fmt.Errorf("--%s needs --http-port or --socket", name)}
 				}
 			}
 			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c))
