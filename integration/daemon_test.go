@@ -283,6 +283,17 @@ func TestDaemonAPI(t *testing.T) {
 		}
 	}
 
+	// MCP from the allowed origin: its page may read the session id.
+	r := s.rpc("", 0, "initialize", map[string]any{
+		"protocolVersion": "2025-06-18",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "page", "version": "0"},
+	}, "Origin", app)
+	if r.status != 200 || r.header.Get("Mcp-Session-Id") == "" || r.header.Get("Access-Control-Allow-Origin") != app ||
+		!strings.Contains(r.header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("initialize from %s: %v %v", app, r, r.header)
+	}
+
 	// The recovery window: the Python pool is killed; calls that need it
 	// are answered 503 with Retry-After, by both call routes, until its
 	// replacement runs; the C++ pool's commands are not affected, and
