@@ -30,7 +30,7 @@ func TestPositional(t *testing.T) {
 		// An unrolled record is one object, its fields by name.
 		{"unrolled", `[{"threads":4}]`, `{"threads":4}`},
 		{"unrolled", `[{"threads":4,"color":false}]`, `{"threads":4,"color":false}`},
-		{"whole", `[{"name":"w","level":5}]`, `{"config":{"name":"w","level":5}}`},
+		{"whole", `[{"name":"w","level":5}]`, `{"configwhole":{"name":"w","level":5}}`},
 		{"point", `[1.5]`, `{"_1":1.5}`},
 	} {
 		tool := byName[tc.tool]
@@ -64,7 +64,7 @@ func TestPositionalErrors(t *testing.T) {
 		{"pos", `["hi", 1, 2]`, "pos takes 2 arguments (word, _2), got 3"},
 		{"point", `[]`, "point takes 1 argument (_1), got 0"},
 		{"opts", `[1, true, false, 4]`, "opts takes at most 3 arguments (factor, clean, no-color), got 4"},
-		{"whole", `[]`, "whole takes 1 argument (config), got 0"},
+		{"whole", `[]`, "whole takes 1 argument (configwhole), got 0"},
 		{"kinds", `[null]`, "kinds takes 3 arguments (_1, _2, _3), got 1"},
 		{"opts", `[1, true, "no"]`, "invalid value for argument 3 (no-color): expected a boolean"},
 		{"unrolled", `[[1]]`, "invalid value for argument 1 (settings): expected an object (record Settings), got a list"},
