@@ -32,7 +32,8 @@ func TestUnknownFlags(t *testing.T) {
 }
 
 // TestCommandHelp: every command's --help says what its flags really do
-// when left out: a required flag says so and shows no default, nexus mcp
+// when left out: nexus serve's --http-port says it is needed without
+// --socket and shows no default port, nexus mcp
 // without --http-port serves stdio (not port 0). --help after a program
 // is help too.
 func TestCommandHelp(t *testing.T) {
@@ -50,16 +51,17 @@ func TestCommandHelp(t *testing.T) {
 		return m
 	}
 	for _, args := range [][]string{{"serve", "--help"}, {"serve", p.launcher, "--help"}, {"serve", p.launcher, "-h"}} {
-		if l := helpLine(args, "--http-port"); !strings.HasSuffix(l, "(required)") || strings.Contains(l, "default") {
-			t.Errorf("nexus %s: %q, want --http-port said required, without a default", strings.Join(args, " "), l)
+		// --http-port is needed unless --socket is given.
+		if l := helpLine(args, "--http-port"); !strings.Contains(l, "needed unless --socket") || strings.Contains(l, "default: 0") {
+			t.Errorf("nexus %s: %q, want --http-port said needed unless --socket, without a default port", strings.Join(args, " "), l)
 		}
 	}
 	if l := helpLine([]string{"mcp", p.launcher, "--help"}, "--http-port"); !strings.HasSuffix(l, "(default: stdio)") {
 		t.Errorf("nexus mcp --help: %q, want --http-port's default said to be stdio", l)
 	}
 	res := runIn(t, t.TempDir(), nil, nexusBin, "serve", p.launcher)
-	if res.code != 2 || !strings.Contains(res.stderr, "http-port") {
-		t.Errorf("nexus serve without --http-port: exit %d, stderr %q; want exit 2 naming it", res.code, res.stderr)
+	if res.code != 2 || !strings.Contains(res.stderr, "--http-port N, --socket PATH") {
+		t.Errorf("nexus serve without --http-port or --socket: exit %d, stderr %q; want exit 2 naming them", res.code, res.stderr)
 	}
 	p.checkClean()
 }

@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,7 +30,32 @@ import (
 // httpOnlyFlags make sense only when serving over HTTP. (NEXUS_MCP_TOKEN
 // may be set for every server a user runs, stdio ones too.)
 var httpOnlyFlags = []string{"http-host", "drain", "auth-token", "auth-file", "audit-log", "allow-no-auth", "session-idle", "session-unused",
-	"max-sessions", "max-client-sessions", "max-body", "max-conns"}
+	"max-sessions", "max-client-sessions", "max-body", "max-conns", "cors-origin"}
+
+// corsEnv holds CORS origins, comma-separated, when --cors-origin is not
+// given. Read by hand, like tokenEnv, so that a variable set for every
+// server a user runs does not trouble a stdio one.
+const corsEnv = "NEXUS_CORS_ORIGINS"
+
+// corsOrigins are the origins of --cors-origin, or else of
+// NEXUS_CORS_ORIGINS; each must be an origin (guard.CheckOrigin).
+func corsOrigins(c *cli.Context) ([]string, error) {
+	origins := c.StringSlice("cors-origin")
+	if !c.IsSet("cors-origin") {
+		origins = nil
+		for _, o := range strings.Split(os.Getenv(corsEnv), ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				origins = append(origins, o)
+			}
+		}
+	}
+	for _, o := range origins {
+		if _, err := guard.CheckOrigin(o); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	return origins, nil
+}
 
 // tokenEnv holds the token when --auth-token is not given. Read by hand,
 // not as the flag's EnvVars, so that an empty variable means no token
@@ -133,6 +161,8 @@ func serverFlags() []cli.Flag {
 		&cli.StringFlag{Name: "auth-file", Usage: "require one of the credentials in `FILE` (JSON, see docs/mcp.md) as Authorization: Bearer or X-API-Key; SIGHUP re-reads it"},
 		&cli.StringFlag{Name: "audit-log", Usage: "append a JSON line for every tool call to `FILE` (with --auth-file, stderr by default)"},
 		&cli.BoolFlag{Name: "allow-no-auth", Usage: "allow a non-loopback --http-host without a token"},
+		&cli.StringSliceFlag{Name: "cors-origin", Usage: "let pages of the browser origin `ORIGIN` (scheme://host[:port]) call the server: preflights answered, Access-Control-Allow-Origin sent; repeatable [$" + corsEnv + ", comma-separated]"},
+		&cli.StringFlag{Name: "socket", Usage: "also serve on a unix socket at `PATH` (mode 0600; a stale socket there is replaced, removed at exit); alone, instead of --http-port"},
 		&cli.DurationFlag{Name: "session-idle", Value: mcp.DefaultSessionIdle, Usage: "end an MCP session after `DURATION` without a request"},
 		&cli.DurationFlag{Name: "session-unused", Value: mcp.DefaultSessionUnused, Usage: "end an MCP session after `DURATION` when it made no request after initialize"},
 		&cli.IntFlag{Name: "max-sessions", Value: mcp.DefaultMaxSessions, Usage: "at most `N` MCP sessions at once"},
@@ -167,7 +197,9 @@ func callOptions(c *cli.Context) tool.Options {
 }
 
 func poolOptions(c *cli.Context) pool.Options {
-	return pool.Options{Stderr: os.Stderr, MaxCalls: c.Int("pool-calls")}
+	// --recovery-window is nexus serve's alone; elsewhere it reads 0,
+	// the default.
+	return pool.Options{Stderr: os.Stderr, MaxCalls: c.Int("pool-calls"), RecoveryWindow: c.Duration("recovery-window")}
 }
 
 func httpOptions(c *cli.Context) mcp.HTTPOptions {
@@ -202,78 +234,126 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	return serveHTTP(ctx, c, acc, mux, hh, "MCP at /mcp", closeAll)
 }
 
-// serveHTTP serves h behind the guard on --http-host:--http-port until ctx
-// ends (a signal), then shuts down gracefully: when anyone has asked for
-// GET /health (hh), it reports draining there for --drain while still
+// serveHTTP serves h behind the guard on --http-host:--http-port (when
+// --http-port is given) and on the unix socket --socket (when given) until
+// ctx ends (a signal), then shuts down gracefully: when anyone has asked
+// for GET /health (hh), it reports draining there for --drain while still
 // serving, so that a load balancer takes it out; then it stops accepting,
 // lets the requests in flight finish for up to --shutdown-grace, cancels
 // those still running, and calls stop (which ends sessions and stops
-// pools).
+// pools). The socket is removed at the end.
 func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, hh *health.Handler, what string, stop func()) error {
 	defer acc.close()
+	cors, err := corsOrigins(c)
+	if err != nil {
+		stop()
+		return err
+	}
 	addr := net.JoinHostPort(c.String("http-host"), strconv.Itoa(c.Int("http-port")))
-	newPolicy := func(addr string) (*guard.Policy, error) {
+	newPolicy := func(addr string, unix bool) (*guard.Policy, error) {
 		return guard.New(guard.Options{
 			Addr:        addr,
+			Unix:        unix,
 			Token:       acc.token,
 			Credentials: acc.creds,
 			AllowNoAuth: c.Bool("allow-no-auth"),
 			MaxBody:     c.Int64("max-body"),
 			Open:        []string{health.Path},
+			CORSOrigins: cors,
 		})
 	}
-	// Refused before listening at all: an address beyond loopback
-	// without a token.
-	if _, err := newPolicy(addr); err != nil {
-		stop()
-		return usageError{err}
+	type listener struct {
+		ln     net.Listener
+		policy *guard.Policy
+		where  string // for the line saying where it listens
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		stop()
-		return fmt.Errorf("listen on %s: %w", addr, err)
+	var lns []listener
+	closeAll := func() {
+		for _, l := range lns {
+			l.ln.Close()
+		}
 	}
-	// The port is known only now when 0 asked for a free one.
-	policy, err := newPolicy(ln.Addr().String())
-	if err != nil {
-		ln.Close()
-		stop()
-		return err
+	tcp, socket := c.IsSet("http-port"), c.String("socket")
+	if tcp {
+		// Refused before listening at all: an address beyond loopback
+		// without a token.
+		if _, err := newPolicy(addr, false); err != nil {
+			stop()
+			return usageError{err}
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			stop()
+			return fmt.Errorf("listen on %s: %w", addr, err)
+		}
+		// The port is known only now when 0 asked for a free one.
+		policy, err := newPolicy(ln.Addr().String(), false)
+		if err != nil {
+			ln.Close()
+			stop()
+			return err
+		}
+		// Shown as asked (0.0.0.0, not the [::] Go listens on), with the
+		// port that 0 picked.
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		lns = append(lns, listener{ln, policy, "http://" + net.JoinHostPort(c.String("http-host"), port)})
 	}
-	ln = guard.LimitListener(ln, c.Int("max-conns"))
+	if socket != "" {
+		policy, err := newPolicy("", true)
+		if err != nil {
+			closeAll()
+			stop()
+			return usageError{err}
+		}
+		ln, err := listenUnix(socket)
+		if err != nil {
+			closeAll()
+			stop()
+			return err
+		}
+		defer removeSocket(socket, ln)
+		lns = append(lns, listener{ln, policy, "unix socket " + socket})
+	}
 	callTimeout := c.Duration("timeout")
 	const headerTimeout = 10 * time.Second
 	// Every request's context ends when the grace is over.
 	requests, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
-	srv := &http.Server{
-		Handler:     policy.Wrap(h),
-		BaseContext: func(net.Listener) context.Context { return requests },
-		// Slow clients must not hold connections: headers come quickly,
-		// and a body at the guard's pace (its deadlines grow as it
-		// comes), or not at all.
-		ReadHeaderTimeout: headerTimeout,
-		ReadTimeout:       headerTimeout + policy.BodyTimeout(),
-		IdleTimeout:       2 * time.Minute,
+	served := make(chan error, len(lns))
+	var srvs []*http.Server
+	for _, l := range lns {
+		srv := &http.Server{
+			Handler:     l.policy.Wrap(h),
+			BaseContext: func(net.Listener) context.Context { return requests },
+			// Slow clients must not hold connections: headers come
+			// quickly, and a body at the guard's pace (its deadlines
+			// grow as it comes), or not at all.
+			ReadHeaderTimeout: headerTimeout,
+			ReadTimeout:       headerTimeout + l.policy.BodyTimeout(),
+			IdleTimeout:       2 * time.Minute,
+		}
+		if callTimeout > 0 {
+			// A reply may take as long as a call may run.
+			srv.WriteTimeout = callTimeout + time.Minute
+		}
+		srvs = append(srvs, srv)
+		fmt.Fprintf(os.Stderr, "nexus: serving %s on %s\n", what, l.where)
 	}
-	if callTimeout > 0 {
-		// A reply may take as long as a call may run.
-		srv.WriteTimeout = callTimeout + time.Minute
-	}
-	// Shown as asked (0.0.0.0, not the [::] Go listens on), with the port
-	// that 0 picked.
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	fmt.Fprintf(os.Stderr, "nexus: serving %s on http://%s\n", what, net.JoinHostPort(c.String("http-host"), port))
 	grace := c.Duration("shutdown-grace")
 	acc.reloadOnHangup(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	for i, srv := range srvs {
+		ln := guard.LimitListener(lns[i].ln, c.Int("max-conns"))
+		go func() { served <- srv.Serve(ln) }()
+	}
 	select {
 	case err = <-served:
+		for _, srv := range srvs {
+			srv.Close()
+		}
 	case <-ctx.Done():
 		if err = drain(hh, c.Duration("drain"), served); err == nil {
 			sayFinishing(ctx, grace) // after the drain's own line, when the grace begins
-			err = drainHTTP(srv, grace, cancelRequests)
+			err = drainHTTP(srvs, grace, cancelRequests)
 		}
 	}
 	stop()
@@ -281,6 +361,58 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 		err = nil
 	}
 	return err
+}
+
+// listenUnix listens on a unix socket at path, readable and writable by
+// the user alone: it is made with mode 0600 in a private folder beside
+// path, then moved to path, so that it is never open to others, not even
+// for a moment. A socket already at path is replaced when no server
+// answers on it (one left by a server that was killed); one that answers
+// is refused, and so is any other kind of file.
+func listenUnix(path string) (*net.UnixListener, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, usageError{fmt.Errorf("--socket %s: a file that is not a socket is there; not replacing it", path)}
+		}
+		if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			conn.Close()
+			return nil, usageError{fmt.Errorf("--socket %s: a server is listening on it already", path)}
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("--socket %s: remove the stale socket: %w", path, err)
+		}
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".nexus-sock-")
+	if err != nil {
+		return nil, fmt.Errorf("--socket %s: %w", path, err)
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("--socket %s: %w", path, err)
+	}
+	// The socket's file is moved, so the listener must not remove the
+	// old name on close: removeSocket removes the new one.
+	ln.SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("--socket %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("--socket %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+// removeSocket closes ln and removes its socket at path, if that is
+// still a socket.
+func removeSocket(path string, ln net.Listener) {
+	ln.Close()
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		os.Remove(path)
+	}
 }
 
 // drain reports draining on hh for d, serving all the while, when anyone
@@ -302,17 +434,30 @@ func drain(hh *health.Handler, d time.Duration, served <-chan error) error {
 	}
 }
 
-// drainHTTP stops srv: no new connections, the requests in flight get
+// drainHTTP stops srvs: no new connections, the requests in flight get
 // grace to finish, then cancel ends those still running and their
 // connections are closed.
-func drainHTTP(srv *http.Server, grace time.Duration, cancel func()) error {
+func drainHTTP(srvs []*http.Server, grace time.Duration, cancel func()) error {
 	sctx, done := context.WithTimeout(context.Background(), grace)
 	defer done()
-	err := srv.Shutdown(sctx)
+	errs := make([]error, len(srvs))
+	var wg sync.WaitGroup
+	for i, srv := range srvs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = srv.Shutdown(sctx)
+		}()
+	}
+	wg.Wait()
+	err := errors.Join(errs...)
 	if errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(os.Stderr, "nexus: stopping: cancelling the calls still running after %v\n", grace)
 		cancel()
-		err = srv.Close()
+		for i, srv := range srvs {
+			errs[i] = srv.Close()
+		}
+		err = errors.Join(errs...)
 	}
 	return err
 }
@@ -320,7 +465,7 @@ func drainHTTP(srv *http.Server, grace time.Duration, cancel func()) error {
 // boundFlags are the servers' numeric flags, whose zero means something
 // (none, at once, the default) but whose negative value means nothing.
 var boundFlags = []string{
-	"timeout", "pool-calls", "shutdown-grace", "drain", "max-line", "max-backlog",
+	"timeout", "recovery-window", "pool-calls", "shutdown-grace", "drain", "max-line", "max-backlog",
 	"session-idle", "session-unused", "max-sessions", "max-client-sessions", "max-body", "max-conns",
 }
 

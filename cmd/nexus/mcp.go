@@ -28,7 +28,8 @@ func mcpCommand() *cli.Command {
 		Description: "Every exported command of the program becomes an MCP tool. Over stdio\n" +
 			"(the default) messages are JSON-RPC, one a line on stdin and stdout; logs and\n" +
 			"the pools' output go to stderr. With --http-port the tools are served over\n" +
-			"Streamable HTTP at http://HOST:PORT/mcp instead.\n" +
+			"Streamable HTTP at http://HOST:PORT/mcp instead (or, with --socket, on a\n" +
+			"unix socket, beside or instead of HTTP).\n" +
 			"`./PROG --mcp-config` prints the entry to paste into an MCP client.",
 		Flags: append(append([]cli.Flag{
 			// Left out, the server speaks stdio, which is what the help
@@ -48,7 +49,7 @@ func mcpCommand() *cli.Command {
 			}
 			steptrace.Mark("manifest loaded")
 			tuneGC()
-			if c.IsSet("http-port") {
+			if c.IsSet("http-port") || c.IsSet("socket") {
 				for _, name := range stdioOnlyFlags {
 					if c.IsSet(name) {
 						return usageError{fmt.Errorf("--%s is for stdio, not --http-port (see --max-body)", name)}
@@ -58,7 +59,7 @@ func mcpCommand() *cli.Command {
 			}
 			for _, name := range httpOnlyFlags {
 				if c.IsSet(name) {
-					return usageError{fmt.Errorf("--%s needs --http-port", name)}
+					return usageError{fmt.Errorf("--%s needs --http-port or --socket", name)}
 				}
 			}
 			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c))

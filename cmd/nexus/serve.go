@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/router"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -14,17 +15,24 @@ func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "serve",
 		Usage:     "serve several programs behind one HTTP endpoint: MCP and a JSON API",
-		ArgsUsage: "PROG|MANIFEST... --http-port N",
+		ArgsUsage: "PROG|MANIFEST... --http-port N [--socket PATH]",
 		Description: "MCP at /mcp, where each command is a tool named <module>__<command>, and\n" +
 			"beside it a JSON API: POST /call/<module>/<command> with the arguments by name\n" +
 			"as a JSON object, GET /discover (the programs and their tools), GET /health\n" +
-			"(each program's pools, and draining once stopping). Pools start on first use.",
+			"(each program's pools, and draining once stopping). Pools start on first use.\n" +
+			"Morloc's daemon API too: POST /call/<command> with the arguments by position\n" +
+			"([5, 10] or {\"args\": [5, 10]}), GET /programs, GET /discover/<program>.",
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "http-port", Required: true, Usage: "listen on `PORT` (0 picks a free one)"},
+			&cli.IntFlag{Name: "http-port", DefaultText: "none", Usage: "listen on `PORT` (0 picks a free one); needed unless --socket is given"},
+			&cli.DurationFlag{Name: "recovery-window", Value: pool.DefaultRecoveryWindow,
+				Usage: "after a pool dies, answer the JSON API's calls that need it 503 with Retry-After while it restarts, for at most `DURATION`"},
 		}, append(serverFlags(), shutdownFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError{errors.New("serve needs at least one program: nexus serve PROG... --http-port N")}
+			}
+			if !c.IsSet("http-port") && !c.IsSet("socket") {
+				return usageError{errors.New("serve needs --http-port N, --socket PATH, or both")}
 			}
 			if err := checkBounds(c); err != nil {
 				return err

@@ -3,8 +3,9 @@
 // DNS-rebinding protection (Host and Origin), the bearer token or the
 // named credentials of a credentials file (credentials.go), the content
 // type, the size and pace of a body, and the number of open
-// connections (limits.go). Error is the JSON body of every refusal; Audit
-// (audit.go) records the calls that got through.
+// connections (limits.go), and the browser origins allowed beside the
+// server's own (CORS, cors.go). Error is the JSON body of every refusal;
+// Audit (audit.go) records the calls that got through.
 //
 // A browser page on any site can send requests to a server on localhost;
 // the Host and Origin checks stop that, and the token stops everyone else
@@ -58,6 +59,10 @@ type Policy struct {
 	// open are the paths a GET or HEAD may read without a credential.
 	open    []string
 	maxBody int64
+	// cors are the origins of CORS (cors.go), as CheckOrigin gives them.
+	cors map[string]struct{}
+	// unix marks a policy for a unix socket (Options.Unix).
+	unix bool
 	// A body must come at bodyRate bytes a second, after bodyGrace.
 	bodyGrace time.Duration
 	bodyRate  int64
@@ -90,6 +95,18 @@ type Options struct {
 	// and DefaultMinBodyRate.
 	BodyGrace   time.Duration
 	MinBodyRate int64
+	// CORSOrigins are the browser origins whose pages may call the
+	// server (cors.go): their requests pass the Origin check, their
+	// OPTIONS preflights are answered 204 without a credential, and the
+	// answers to them carry Access-Control-Allow-Origin. Each must pass
+	// CheckOrigin.
+	CORSOrigins []string
+	// Unix says the server listens on a unix socket, and Addr is ignored:
+	// no browser can reach a socket, so DNS rebinding is no threat and
+	// any Host is accepted (curl sends localhost, other clients the
+	// socket's path); the Origin check and the token apply as on
+	// loopback.
+	Unix bool
 }
 
 // New checks where the server is about to listen and returns the policy
@@ -97,12 +114,26 @@ type Options struct {
 // refused unless AllowNoAuth is set: anyone on the network could run the
 // program's functions.
 func New(opts Options) (*Policy, error) {
-	host, port, err := net.SplitHostPort(opts.Addr)
+	addr := opts.Addr
+	if opts.Unix {
+		addr = "localhost:0"
+	}
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen address %q: %w", opts.Addr, err)
 	}
 	p := &Policy{host: strings.ToLower(host), port: port, maxBody: opts.MaxBody,
-		bodyGrace: opts.BodyGrace, bodyRate: opts.MinBodyRate, open: opts.Open}
+		bodyGrace: opts.BodyGrace, bodyRate: opts.MinBodyRate, open: opts.Open, unix: opts.Unix}
+	for _, o := range opts.CORSOrigins {
+		origin, err := CheckOrigin(o)
+		if err != nil {
+			return nil, err
+		}
+		if p.cors == nil {
+			p.cors = map[string]struct{}{}
+		}
+		p.cors[origin] = struct{}{}
+	}
 	if p.maxBody <= 0 {
 		p.maxBody = DefaultMaxBody
 	}
@@ -169,8 +200,9 @@ func IsLoopback(host string) bool {
 }
 
 // Wrap returns next behind the policy's checks, in this order: Host and
-// Origin (403), the token (401, with WWW-Authenticate: Bearer), and for
-// a POST the content type (415) and the body's size (413, when it is read
+// Origin (403; an OPTIONS from a CORS origin is then answered as a
+// preflight), the token (401, with WWW-Authenticate: Bearer), and for a
+// POST the content type (415) and the body's size (413, when it is read
 // past the limit).
 func (p *Policy) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -178,9 +210,22 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			Error(w, http.StatusForbidden, "forbidden: Host "+quoted(r.Host)+" is not this server")
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o, r.Host) {
-			Error(w, http.StatusForbidden, "forbidden: Origin "+quoted(o)+" may not call this server")
-			return
+		if len(p.cors) > 0 {
+			// Answers differ by origin: a cache must not give one
+			// origin's to another.
+			w.Header().Add("Vary", "Origin")
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			switch cors := p.corsAllowed(o); {
+			case cors && r.Method == http.MethodOptions:
+				preflight(w, o)
+				return
+			case cors:
+				setCORS(w, o)
+			case !p.originAllowed(o, r.Host):
+				Error(w, http.StatusForbidden, "forbidden: Origin "+quoted(o)+" may not call this server")
+				return
+			}
 		}
 		cred, ok := p.authorized(r)
 		anonymous := !ok && p.isOpen(r)
@@ -240,16 +285,22 @@ func tooLarge(limit int64) string {
 // Content-Length or not (a chunked body), 408 when the body came too
 // slowly, else 400.
 func BodyError(w http.ResponseWriter, err error) {
+	status, msg := BodyStatus(err)
+	Error(w, status, msg)
+}
+
+// BodyStatus is the status and message of BodyError, for a handler that
+// answers in a form of its own.
+func BodyStatus(err error) (int, string) {
 	var mbe *http.MaxBytesError
 	var ne net.Error
 	switch {
 	case errors.As(err, &mbe):
-		Error(w, http.StatusRequestEntityTooLarge, tooLarge(mbe.Limit))
+		return http.StatusRequestEntityTooLarge, tooLarge(mbe.Limit)
 	case errors.As(err, &ne) && ne.Timeout():
-		Error(w, http.StatusRequestTimeout, "request timeout: the body came too slowly")
-	default:
-		Error(w, http.StatusBadRequest, "read request body: "+err.Error())
+		return http.StatusRequestTimeout, "request timeout: the body came too slowly"
 	}
+	return http.StatusBadRequest, "read request body: " + err.Error()
 }
 
 // NotFound answers 404 for a path the server has nothing at; serves says
@@ -339,7 +390,7 @@ func (p *Policy) authorized(r *http.Request) (*Credential, bool) {
 // hostAllowed checks the Host header against DNS rebinding: a page on an
 // attacker's domain that resolves to 127.0.0.1 sends its own name.
 func (p *Policy) hostAllowed(hostport string) bool {
-	if p.anyHost {
+	if p.anyHost || p.unix {
 		return true
 	}
 	host, port, err := net.SplitHostPort(hostport)

@@ -84,6 +84,9 @@ type Options struct {
 	// DefaultProbeInterval and DefaultProbeTimeout.
 	ProbeInterval time.Duration
 	ProbeTimeout  time.Duration
+	// RecoveryWindow caps the recovery window after a pool's death
+	// (recovery.go). Zero means DefaultRecoveryWindow.
+	RecoveryWindow time.Duration
 }
 
 // Supervisor runs the pools of one program. All its methods are safe to
@@ -117,6 +120,7 @@ func New(m *manifest.Manifest, opts Options) *Supervisor {
 	orDefault(&opts.RetireGrace, DefaultRetireGrace)
 	orDefault(&opts.ProbeInterval, DefaultProbeInterval)
 	orDefault(&opts.ProbeTimeout, DefaultProbeTimeout)
+	orDefault(&opts.RecoveryWindow, DefaultRecoveryWindow)
 	return &Supervisor{
 		m:      m,
 		opts:   opts,
@@ -172,14 +176,19 @@ func Name(lang string) string {
 }
 
 // UnavailableError is the failure of a call whose pool is not there to
-// take it: it failed to start, or died so often lately that it is not
-// started again until RetryAfter has passed.
+// take it: it failed to start, died so often lately that it is not
+// started again until RetryAfter has passed, or is being restarted after
+// a death (Recovering).
 type UnavailableError struct {
 	Pool string // the pool's name, such as "python"
 	Err  error
 	// RetryAfter is how long until a start will be tried again; zero when
 	// the next call tries at once.
 	RetryAfter time.Duration
+	// Recovering marks a call refused because the pool is being
+	// restarted after it died (RefuseWhileRecovering); RetryAfter is then
+	// an estimate of when it will run.
+	Recovering bool
 }
 
 func (e *UnavailableError) Error() string { return e.Err.Error() }

@@ -30,6 +30,11 @@ type supervised struct {
 	attempt  *attempt  // the start in flight, or nil
 	deaths   []time.Time
 	last     string // how the last death or failed start ended
+	// diedAt is when the running instance was last seen dead, zero once
+	// a replacement runs: the start of the recovery window (recovery.go).
+	diedAt time.Time
+	// startTook is how long the last successful start took.
+	startTook time.Duration
 	// retiring holds the replaced instances not stopped yet.
 	retiring    map[*instance]struct{}
 	replaced    int    // replacements so far
@@ -67,20 +72,19 @@ func (sp *supervised) running(ctx context.Context) (*instance, error) {
 		sp.mu.Unlock()
 		return inst, nil
 	}
+	if refusesWhileRecovering(ctx) {
+		if err := sp.recoveringLocked(time.Now()); err != nil {
+			sp.mu.Unlock()
+			return nil, err
+		}
+	}
 	a := sp.attempt
 	if a == nil {
 		if err := sp.guardLocked(time.Now()); err != nil {
 			sp.mu.Unlock()
 			return nil, err
 		}
-		a = &attempt{done: make(chan struct{})}
-		inst := newInstance(sp)
-		sp.attempt, sp.starting = a, inst
-		sp.sup.cleanups.Add(1)
-		go func() {
-			defer sp.sup.cleanups.Done()
-			sp.start(a, inst)
-		}()
+		a = sp.launchLocked()
 	}
 	sp.mu.Unlock()
 	select {
@@ -91,8 +95,23 @@ func (sp *supervised) running(ctx context.Context) (*instance, error) {
 	}
 }
 
+// launchLocked begins a start in the background and returns it. sp.mu is
+// held and no start is in flight.
+func (sp *supervised) launchLocked() *attempt {
+	a := &attempt{done: make(chan struct{})}
+	inst := newInstance(sp)
+	sp.attempt, sp.starting = a, inst
+	sp.sup.cleanups.Add(1)
+	go func() {
+		defer sp.sup.cleanups.Done()
+		sp.start(a, inst)
+	}()
+	return a
+}
+
 // start runs one attempt to completion.
 func (sp *supervised) start(a *attempt, inst *instance) {
+	began := time.Now()
 	err := inst.start()
 	sp.markLaunched() // if the start failed before the launch
 	sp.mu.Lock()
@@ -109,6 +128,7 @@ func (sp *supervised) start(a *attempt, inst *instance) {
 		a.err = err
 	} else {
 		sp.cur, a.inst = inst, inst
+		sp.diedAt, sp.startTook = time.Time{}, time.Since(began)
 		sp.sup.cleanups.Add(2)
 		go func() {
 			defer sp.sup.cleanups.Done()
@@ -143,13 +163,18 @@ func (sp *supervised) watch(inst *instance) {
 
 // diedLocked records the death of inst, once. sp.mu is held.
 func (sp *supervised) diedLocked(inst *instance) {
-	if sp.cur == inst {
+	wasCur := sp.cur == inst
+	if wasCur {
 		sp.cur = nil
 	}
 	if inst.ended.Load() || inst.deathNoted {
 		return
 	}
 	inst.deathNoted = true
+	if wasCur {
+		// A replaced instance dying does not leave the pool without one.
+		sp.diedAt = time.Now()
+	}
 	sp.noteLocked(inst.proc().how())
 }
 

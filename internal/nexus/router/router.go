@@ -2,7 +2,9 @@
 // serve): MCP at /mcp, with every command a tool named
 // <module>__<command>, and beside it a JSON API for clients that are not
 // MCP clients: POST /call/<module>/<command>, GET /discover, GET /health
-// (package health).
+// (package health), and Morloc's daemon API, so that its clients work
+// unchanged: POST /call/<command> with the arguments by position,
+// GET /programs and GET /discover/<program>.
 //
 // Each program is the runtime stack of nexus/program: its own pools,
 // started on first use and supervised.
@@ -48,6 +50,9 @@ type Options struct {
 	// API.
 	Audit *guard.Audit
 }
+
+// Routes says what a Router serves, for a 404.
+const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs and GET /health"
 
 // Router is several programs behind one http.Handler.
 type Router struct {
@@ -98,14 +103,20 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt.mux = http.NewServeMux()
 	rt.mux.Handle("/mcp", rt.mcp)
 	rt.mux.HandleFunc("POST /call/{module}/{command}", rt.call)
+	rt.mux.HandleFunc("POST /call/{command}", rt.callDaemon)
 	rt.mux.HandleFunc("GET /discover", rt.discover)
+	rt.mux.HandleFunc("GET /discover/{program}", rt.discoverOne)
+	rt.mux.HandleFunc("GET /programs", rt.listPrograms)
 	rt.health.Mount(rt.mux)
 	// Every other request is answered in JSON too, not by the mux's
 	// plain text: a path served for other methods is 405 (a pattern with
 	// a method wins over the same path without), anything else 404.
 	rt.mux.Handle("/call/{module}/{command}", guard.MethodNotAllowed("", http.MethodPost))
-	rt.mux.Handle("/discover", guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
-	rt.mux.Handle("/", guard.NotFound("/mcp, POST /call/<module>/<command>, GET /discover and GET /health"))
+	rt.mux.Handle("/call/{command}", guard.MethodNotAllowed("", http.MethodPost))
+	for _, path := range []string{"/discover", "/discover/{program}", "/programs"} {
+		rt.mux.Handle(path, guard.MethodNotAllowed("", http.MethodGet, http.MethodHead))
+	}
+	rt.mux.Handle("/", guard.NotFound(Routes))
 	return rt, nil
 }
 
@@ -133,95 +144,287 @@ func moduleOf(name string) string {
 	return module
 }
 
-// call runs a command: the body holds its arguments by name, as an MCP
-// client gives them. A command the request's credential may not call is
-// 403.
+// call runs a command of the module the path names: the body holds its
+// arguments by name, as an MCP client gives them. A command the request's
+// credential may not call is 403.
 func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
+	module, command := r.PathValue("module"), r.PathValue("command")
+	rt.invoke(w, r, moduleReply, module, command, func(body []byte) (map[string]json.RawMessage, error) {
+		var named map[string]json.RawMessage
+		if len(strings.TrimSpace(string(body))) > 0 {
+			if err := json.Unmarshal(body, &named); err != nil {
+				return nil, badBody("the body must be a JSON object of the arguments by name: " + bodyError(err))
+			}
+			if named == nil { // null, which Unmarshal takes for an empty map
+				return nil, badBody("the body must be a JSON object of the arguments by name, not null")
+			}
+		}
+		return named, nil
+	})
+}
+
+// invoke is the one call path of both call routes: it runs command of
+// module with the named arguments that args reads from the body, and
+// answers in form. A call refused while a pool it needs recovers from a
+// death is 503 with Retry-After (pool.RefuseWhileRecovering): a client of
+// the JSON API retries, rather than waiting for the restart.
+func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm, module, command string,
+	args func(body []byte) (map[string]json.RawMessage, error)) {
 	start := time.Now()
 	outcome := guard.OutcomeError
 	cred := guard.CredentialOf(r.Context())
-	module, command := r.PathValue("module"), r.PathValue("command")
 	name := module + Separator + command
 	defer func() { rt.audit.Call(cred.String(), module, name, start, outcome) }()
-	p := rt.byModule[module]
-	if p == nil {
-		guard.Error(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
+	if rt.byModule[module] == nil {
+		form.fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
 		return
 	}
 	if rt.tools.Tool(name) == nil {
-		guard.Error(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
+		form.fail(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
 		return
 	}
 	if cred != nil && !cred.MayCall(name) {
-		guard.Error(w, http.StatusForbidden, cred.Denied(name))
+		form.fail(w, http.StatusForbidden, cred.Denied(name))
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		guard.BodyError(w, err)
+		status, msg := guard.BodyStatus(err)
+		form.fail(w, status, msg)
 		return
 	}
-	var named map[string]json.RawMessage
-	if len(strings.TrimSpace(string(body))) > 0 {
-		if err := json.Unmarshal(body, &named); err != nil {
-			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name: "+bodyError(err))
-			return
-		}
-		if named == nil { // null, which Unmarshal takes for an empty map
-			guard.Error(w, http.StatusBadRequest, "the body must be a JSON object of the arguments by name, not null")
-			return
-		}
-	}
-	res, err := rt.tools.Call(r.Context(), name, named)
+	named, err := args(body)
 	var bad *tool.ArgError
+	var badB badBody
+	switch {
+	case errors.As(err, &bad):
+		form.fail(w, http.StatusBadRequest, bad.Msg)
+		return
+	case errors.As(err, &badB):
+		form.fail(w, http.StatusBadRequest, string(badB))
+		return
+	}
+	res, err := rt.tools.Call(pool.RefuseWhileRecovering(r.Context()), name, named)
 	var down *pool.UnavailableError
 	switch {
 	case err == nil:
 		outcome = guard.OutcomeOK
-		out := append([]byte(`{"result":`), res.Value...)
-		writeJSON(w, http.StatusOK, append(out, '}'))
+		form.ok(w, res.Value)
 	case errors.As(err, &bad):
-		guard.Error(w, http.StatusBadRequest, bad.Msg)
+		form.fail(w, http.StatusBadRequest, bad.Msg)
 	case errors.As(err, &down):
 		if down.RetryAfter > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(down.RetryAfter.Seconds()))))
 		}
-		guard.Error(w, http.StatusServiceUnavailable, err.Error())
+		form.fail(w, http.StatusServiceUnavailable, err.Error())
 	case r.Context().Err() != nil:
 		// The client went away: there is no one to answer.
 	default:
-		guard.Error(w, http.StatusInternalServerError, err.Error())
+		form.fail(w, http.StatusInternalServerError, err.Error())
 	}
+}
+
+// badBody is a body that does not hold arguments in the route's form.
+type badBody string
+
+func (e badBody) Error() string { return string(e) }
+
+// replyForm is how a call route answers.
+type replyForm int
+
+const (
+	// moduleReply is POST /call/<module>/<command>'s: {"result": ...},
+	// and {"error": ...} as every refusal of the guard.
+	moduleReply replyForm = iota
+	// daemonReply is POST /call/<command>'s, Morloc's daemon's:
+	// {"status": "ok", "result": ...} and
+	// {"status": "error", "error": ...}.
+	daemonReply
+)
+
+func (f replyForm) ok(w http.ResponseWriter, value []byte) {
+	var out []byte
+	if f == daemonReply {
+		out = append([]byte(`{"status":"ok","result":`), value...)
+	} else {
+		out = append([]byte(`{"result":`), value...)
+	}
+	writeJSON(w, http.StatusOK, append(out, '}'))
+}
+
+func (f replyForm) fail(w http.ResponseWriter, status int, msg string) {
+	if f == moduleReply {
+		guard.Error(w, status, msg)
+		return
+	}
+	body, _ := json.Marshal(struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+	}{"error", msg})
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	writeJSON(w, status, body)
+}
+
+// callDaemon runs a command as Morloc's daemon does: POST /call/<command>
+// with its arguments by position, the body a JSON array or {"args":
+// [...]}, an empty body none. The command is the one of that name among
+// the programs served; when several have it, the caller must say which
+// (409, naming the /call/<module>/<command> paths).
+func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
+	command := r.PathValue("command")
+	var has []string
+	for _, p := range rt.programs {
+		if rt.tools.Tool(p.module+Separator+command) != nil {
+			has = append(has, p.module)
+		}
+	}
+	if len(has) != 1 {
+		// Audited as every call, though it names no program.
+		rt.audit.Call(guard.CredentialOf(r.Context()).String(), "", command, time.Now(), guard.OutcomeError)
+	}
+	switch len(has) {
+	case 0:
+		daemonReply.fail(w, http.StatusNotFound, fmt.Sprintf("unknown command '%s' (%s)", command, rt.commandList()))
+		return
+	case 1:
+	default:
+		paths := make([]string, len(has))
+		for i, m := range has {
+			paths[i] = "/call/" + m + "/" + command
+		}
+		daemonReply.fail(w, http.StatusConflict, fmt.Sprintf("command '%s' is in %d programs (%s): call %s", command, len(has), strings.Join(has, ", "), strings.Join(paths, " or ")))
+		return
+	}
+	module := has[0]
+	t := rt.tools.Tool(module + Separator + command)
+	rt.invoke(w, r, daemonReply, module, command, func(body []byte) (map[string]json.RawMessage, error) {
+		values, err := positional(body)
+		if err != nil {
+			return nil, err
+		}
+		return t.Positional(values)
+	})
+}
+
+// positional reads the body of a daemon call: a JSON array of the
+// arguments, or an object {"args": [...]}; empty, none.
+func positional(body []byte) ([]json.RawMessage, error) {
+	const want = `the body must be a JSON array of the arguments, or {"args": [...]}`
+	text := strings.TrimSpace(string(body))
+	if text == "" {
+		return nil, nil
+	}
+	if text[0] == '{' {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(body, &obj); err != nil {
+			return nil, badBody(want + ": " + bodyError(err))
+		}
+		for k := range obj {
+			if k != "args" {
+				return nil, badBody(fmt.Sprintf("%s: unknown key %q", want, k))
+			}
+		}
+		body = obj["args"]
+		if body == nil {
+			return nil, badBody(want + `: "args" is missing`)
+		}
+	}
+	var values []json.RawMessage
+	if err := json.Unmarshal(body, &values); err != nil {
+		return nil, badBody(want + ": " + bodyError(err))
+	}
+	if values == nil {
+		return nil, badBody(want + ", not null")
+	}
+	return values, nil
 }
 
 // discover lists the programs and their tools, as MCP's tools/list shows
 // them (to a credential, the tools it may call, unless it may only list),
 // with the path that calls each through the JSON API.
 func (rt *Router) discover(w http.ResponseWriter, r *http.Request) {
-	type entry struct {
-		Call string     `json:"call"`
-		Tool *tool.Tool `json:"tool"`
+	out := struct {
+		Programs []discovered `json:"programs"`
+	}{Programs: []discovered{}}
+	for _, p := range rt.programs {
+		out.Programs = append(out.Programs, rt.discovered(r, p))
 	}
+	writeValue(w, http.StatusOK, out)
+}
+
+// discoverOne is GET /discover/<program>: one entry of GET /discover.
+func (rt *Router) discoverOne(w http.ResponseWriter, r *http.Request) {
+	p := rt.byModule[r.PathValue("program")]
+	if p == nil {
+		guard.Error(w, http.StatusNotFound, fmt.Sprintf("unknown program '%s' (serving %s)", r.PathValue("program"), strings.Join(rt.modules(), ", ")))
+		return
+	}
+	writeValue(w, http.StatusOK, rt.discovered(r, p))
+}
+
+// programs is GET /programs: each program's module, description and
+// command names (those the credential may see, as in /discover), with
+// the path of its discovery document.
+func (rt *Router) listPrograms(w http.ResponseWriter, r *http.Request) {
 	type prog struct {
-		Module      string  `json:"module"`
-		Description string  `json:"description,omitempty"`
-		Tools       []entry `json:"tools"`
+		Module      string   `json:"module"`
+		Description string   `json:"description,omitempty"`
+		Commands    []string `json:"commands"`
+		Discover    string   `json:"discover"`
 	}
 	out := struct {
 		Programs []prog `json:"programs"`
 	}{Programs: []prog{}}
 	for _, p := range rt.programs {
-		pr := prog{Module: p.module, Description: strings.Join(p.Manifest.Doc, "\n"), Tools: []entry{}}
-		for _, t := range p.tools {
-			if cred := guard.CredentialOf(r.Context()); cred != nil && !cred.ListOnly() && !cred.MayCall(t.Name) {
-				continue
-			}
-			command := strings.TrimPrefix(t.Name, p.module+Separator)
-			pr.Tools = append(pr.Tools, entry{Call: "/call/" + p.module + "/" + command, Tool: t})
+		d := rt.discovered(r, p)
+		pr := prog{Module: p.module, Description: d.Description, Commands: []string{}, Discover: "/discover/" + p.module}
+		for _, e := range d.Tools {
+			pr.Commands = append(pr.Commands, strings.TrimPrefix(e.Tool.Name, p.module+Separator))
 		}
 		out.Programs = append(out.Programs, pr)
 	}
 	writeValue(w, http.StatusOK, out)
+}
+
+// discovered is one program of GET /discover.
+type discovered struct {
+	Module      string       `json:"module"`
+	Description string       `json:"description,omitempty"`
+	Tools       []discoEntry `json:"tools"`
+}
+
+type discoEntry struct {
+	Call string     `json:"call"`
+	Tool *tool.Tool `json:"tool"`
+}
+
+// discovered is program p as GET /discover shows it to the client of r.
+func (rt *Router) discovered(r *http.Request, p *served) discovered {
+	d := discovered{Module: p.module, Description: strings.Join(p.Manifest.Doc, "\n"), Tools: []discoEntry{}}
+	cred := guard.CredentialOf(r.Context())
+	for _, t := range p.tools {
+		if cred != nil && !cred.ListOnly() && !cred.MayCall(t.Name) {
+			continue
+		}
+		command := strings.TrimPrefix(t.Name, p.module+Separator)
+		d.Tools = append(d.Tools, discoEntry{Call: "/call/" + p.module + "/" + command, Tool: t})
+	}
+	return d
+}
+
+// commandList names the commands served, each once, sorted.
+func (rt *Router) commandList() string {
+	var names []string
+	for _, p := range rt.programs {
+		for _, t := range p.tools {
+			names = append(names, strings.TrimPrefix(t.Name, p.module+Separator))
+		}
+	}
+	if len(names) == 0 {
+		return "no command is served"
+	}
+	slices.Sort(names)
+	return "serving " + strings.Join(slices.Compact(names), ", ")
 }
 
 func (rt *Router) modules() []string {

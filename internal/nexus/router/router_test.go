@@ -37,7 +37,11 @@ func TestErrorsAreJSON(t *testing.T) {
 		says, allow  string
 	}{
 		{"GET", "/nowhere", nil, 404, `"/nowhere"`, ""},
-		{"POST", "/call/seq", strings.NewReader("{}"), 404, "/call/<module>/<command>", ""},
+		{"POST", "/call/seq", strings.NewReader("[]"), 404, "unknown command 'seq' (no command is served)", ""},
+		{"POST", "/call/seq/gc/x", strings.NewReader("{}"), 404, "/call/<module>/<command>", ""},
+		{"GET", "/discover/seq", nil, 404, "unknown program 'seq'", ""},
+		{"POST", "/programs", strings.NewReader("{}"), 405, "takes GET or HEAD", "GET, HEAD"},
+		{"GET", "/call/seq", nil, 405, "GET /call/seq takes POST", "POST"},
 		{"POST", "/call/seq/gc", strings.NewReader("{}"), 404, "unknown module 'seq'", ""},
 		{"GET", "/call/seq/gc", nil, 405, "GET /call/seq/gc takes POST", "POST"},
 		{"POST", "/health", strings.NewReader("{}"), 405, "takes GET or HEAD", "GET, HEAD"},

@@ -1,0 +1,146 @@
+package router
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/pooltest"
+	"github.com/nexus-run/nexus/manifest"
+)
+
+// daemonProgram is a program called module whose commands are add and
+// own_<module>. Its pool is never started here: these tests stop before a
+// call runs.
+func daemonProgram(t *testing.T, module string) *manifest.Manifest {
+	return pooltest.Compile(t, `
+--' Program `+module+`.
+module `+module+` (add, own_`+module+`)
+import root-py
+source Py from "fns.py" ("add" as addPy)
+addPy :: Int -> Int -> Int
+--' Adds.
+add :: Int -> Int -> Int
+add x y = addPy x y
+own_`+module+` :: Int -> Int
+own_`+module+` x = addPy x 1
+`, "def add(x, y):\n    return x + y\n")
+}
+
+func daemonServer(t *testing.T, ms ...*manifest.Manifest) (*Router, *httptest.Server) {
+	rt, err := New(ms, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	ts := httptest.NewUnstartedServer(nil)
+	p, err := guard.New(guard.Options{Addr: ts.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = p.Wrap(rt)
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return rt, ts
+}
+
+func request(t *testing.T, ts *httptest.Server, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%s %s: Content-Type %q", method, path, ct)
+	}
+	return resp.StatusCode, out
+}
+
+// TestDaemonCallRefusals: POST /call/<command> finds the command among
+// the programs, reads its arguments by position, and refuses in the
+// daemon's form {"status":"error","error":...} before any pool runs.
+func TestDaemonCallRefusals(t *testing.T) {
+	_, ts := daemonServer(t, daemonProgram(t, "alpha"), daemonProgram(t, "beta"))
+	for _, tc := range []struct {
+		path, body string
+		status     int
+		says       []string
+	}{
+		{"/call/add", `[1, 2]`, 409, []string{"'add' is in 2 programs", "/call/alpha/add or /call/beta/add"}},
+		{"/call/nope", `[]`, 404, []string{"unknown command 'nope'", "serving add, own_alpha, own_beta"}},
+		{"/call/own_alpha", `[1, 2]`, 400, []string{"alpha__own_alpha takes 1 argument (_1), got 2"}},
+		{"/call/own_alpha", ``, 400, []string{"takes 1 argument (_1), got 0"}},
+		{"/call/own_alpha", `{"args": []}`, 400, []string{"got 0"}},
+		{"/call/own_alpha", `{"args": [1], "kwargs": {}}`, 400, []string{`unknown key "kwargs"`}},
+		{"/call/own_alpha", `{}`, 400, []string{`"args" is missing`}},
+		{"/call/own_alpha", `null`, 400, []string{"JSON array", "not null"}},
+		{"/call/own_alpha", `{"args": null}`, 400, []string{"JSON array", "not null"}},
+		{"/call/own_alpha", `3`, 400, []string{"JSON array"}},
+		{"/call/own_alpha", `["one"]`, 400, []string{"invalid value for argument '_1'", "expected an integer"}},
+	} {
+		status, body := request(t, ts, "POST", tc.path, tc.body)
+		var reply struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		}
+		if status != tc.status || json.Unmarshal(body, &reply) != nil || reply.Status != "error" {
+			t.Errorf("%s %s: %d %s, want %d {\"status\":\"error\",...}", tc.path, tc.body, status, body, tc.status)
+			continue
+		}
+		for _, w := range tc.says {
+			if !strings.Contains(reply.Error, w) {
+				t.Errorf("%s %s: %q does not say %q", tc.path, tc.body, reply.Error, w)
+			}
+		}
+	}
+	// The module route keeps its own form.
+	if status, body := request(t, ts, "POST", "/call/alpha/own_alpha", `{"_1":"x"}`); status != 400 || !strings.HasPrefix(string(body), `{"error":`) {
+		t.Errorf("/call/alpha/own_alpha: %d %s, want 400 {\"error\":...}", status, body)
+	}
+}
+
+// TestPrograms: GET /programs lists each program's commands with the path
+// of its discovery document, which is its entry of GET /discover.
+func TestPrograms(t *testing.T) {
+	_, ts := daemonServer(t, daemonProgram(t, "alpha"), daemonProgram(t, "beta"))
+	status, body := request(t, ts, "GET", "/programs", "")
+	want := `{"programs":[
+		{"module":"alpha","description":"Program alpha.","commands":["add","own_alpha"],"discover":"/discover/alpha"},
+		{"module":"beta","description":"Program beta.","commands":["add","own_beta"],"discover":"/discover/beta"}]}`
+	var got, w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if status != 200 || json.Unmarshal(body, &got) != nil || !reflect.DeepEqual(got, w) {
+		t.Errorf("GET /programs: %d %s\nwant %s", status, body, want)
+	}
+	_, all := request(t, ts, "GET", "/discover", "")
+	var disc struct {
+		Programs []json.RawMessage `json:"programs"`
+	}
+	if err := json.Unmarshal(all, &disc); err != nil || len(disc.Programs) != 2 {
+		t.Fatalf("GET /discover: %s", all)
+	}
+	for i, module := range []string{"alpha", "beta"} {
+		status, body := request(t, ts, "GET", "/discover/"+module, "")
+		var one, entry any
+		if status != 200 || json.Unmarshal(body, &one) != nil || json.Unmarshal(disc.Programs[i], &entry) != nil || !reflect.DeepEqual(one, entry) {
+			t.Errorf("GET /discover/%s: %d %s\nwant %s", module, status, body, disc.Programs[i])
+		}
+	}
+	if status, body := request(t, ts, "GET", "/discover/gamma", ""); status != 404 || !strings.Contains(string(body), "unknown program 'gamma' (serving alpha, beta)") {
+		t.Errorf("GET /discover/gamma: %d %s", status, body)
+	}
+}
