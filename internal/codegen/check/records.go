@@ -178,6 +178,8 @@ func (c *checker) recordDirectives(rec *record, d doc.Doc) {
 			rec.whole, rec.wholePos = n, dir.ValuePos
 		case "metavar":
 			rec.metavar = dir.Value
+		case "mime":
+			// Reported by checkMimes.
 		default:
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a record; ignored", dir.Key)
 		}
@@ -222,6 +224,9 @@ func (c *checker) fieldDirectives(fd *syntax.FieldDecl, ft *types.Type) *fieldIn
 			}
 		case "metavar":
 			fi.metavar = dir.Value
+		case "mime":
+			// The field's own is reported by checkMimes; one its type's
+			// alias gives says what the type's values are, not the field.
 		default:
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a record field; ignored", dir.Key)
 		}
