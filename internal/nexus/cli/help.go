@@ -43,7 +43,7 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	if !single {
 		usage = append(usage, c.Name)
 	}
-	hasOptions := len(c.Actions) > 0
+	hasOptions := hasFormat(c)
 	for i := range c.Args {
 		if c.Args[i].Kind != manifest.Positional {
 			hasOptions = true
@@ -85,6 +85,9 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	out := section{title: "output:"}
 	for i := range c.Actions {
 		out.rows = append(out.rows, r.actionRow(&c.Actions[i]))
+	}
+	if hasFormat(c) {
+		out.rows = append(out.rows, formatRow(c))
 	}
 	ret := section{title: "returns:", rows: []row{{c.Return.String(), c.ReturnDoc}}}
 	secs = append(secs, out, ret, generalSection())
@@ -225,6 +228,9 @@ func (r *Runner) actionRow(a *manifest.Action) row {
 	text := fmt.Sprintf("print %s of the result, as JSON", fn)
 	if a.Kind == "render" {
 		text = fmt.Sprintf("print %s of the result, as text", fn)
+	}
+	if a.Default {
+		text += " (the default)"
 	}
 	return row{optionNames(a.Short, a.Long), text}
 }

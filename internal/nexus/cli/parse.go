@@ -12,8 +12,13 @@ import (
 type invocation struct {
 	cmd      *manifest.Command // nil with help: the program's help
 	args     []any             // one canonical value per cmd.Args entry
-	action   *manifest.Action  // the output action asked for, or nil
-	keepNull bool
+	action   *manifest.Action  // the output action to apply, or nil
+	// format is the value of -f/--format ("" when not given), given by
+	// formatName; asJSON says the result itself is printed as JSON (-f
+	// json), whatever the command's default output.
+	format, formatName string
+	asJSON             bool
+	keepNull           bool
 	help     bool
 }
 

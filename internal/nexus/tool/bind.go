@@ -158,7 +158,7 @@ func describeJSON(v any) string {
 func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, error) {
 	raw, ok := named[RenderKey]
 	if !ok || t.actions == nil {
-		return nil, nil
+		return t.defaultAction, nil
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {
