@@ -10,16 +10,16 @@ import (
 
 // invocation is a parsed command line, ready to run.
 type invocation struct {
-	cmd      *manifest.Command // nil with help: the program's help
-	args     []any             // one canonical value per cmd.Args entry
-	action   *manifest.Action  // the output action to apply, or nil
+	cmd    *manifest.Command // nil with help: the program's help
+	args   []any             // one canonical value per cmd.Args entry
+	action *manifest.Action  // the output action to apply, or nil
 	// format is the value of -f/--format ("" when not given), given by
 	// formatName; asJSON says the result itself is printed as JSON (-f
 	// json), whatever the command's default output.
 	format, formatName string
 	asJSON             bool
 	keepNull           bool
-	help     bool
+	help               bool
 }
 
 // usageError is a command line that cannot run (exit 2). cmd is the
