@@ -148,7 +148,8 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 		guard.Error(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
 		return
 	}
-	if rt.tools.Tool(name) == nil {
+	t := rt.tools.Tool(name)
+	if t == nil {
 		guard.Error(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
 		return
 	}
@@ -172,14 +173,18 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	named, msg := withRender(r, t, named)
+	if msg != "" {
+		guard.Error(w, http.StatusBadRequest, msg)
+		return
+	}
 	res, err := rt.tools.Call(r.Context(), name, named)
 	var bad *tool.ArgError
 	var down *pool.UnavailableError
 	switch {
 	case err == nil:
 		outcome = guard.OutcomeOK
-		out := append([]byte(`{"result":`), res.Value...)
-		writeJSON(w, http.StatusOK, append(out, '}'))
+		writeResult(w, res, resultEnvelope)
 	case errors.As(err, &bad):
 		guard.Error(w, http.StatusBadRequest, bad.Msg)
 	case errors.As(err, &down):

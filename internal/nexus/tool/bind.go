@@ -173,6 +173,15 @@ func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, error
 	return nil, argErrorf(t.Name, []string{RenderKey}, "unknown %s '%s' for tool '%s': expected one of %s", RenderKey, v, t.Name, strings.Join(t.renderValues(), ", "))
 }
 
+// RenderValues are the values _render takes ("raw" and the output
+// actions' names), nil for a command without output actions.
+func (t *Tool) RenderValues() []string {
+	if t.actions == nil {
+		return nil
+	}
+	return t.renderValues()
+}
+
 func (t *Tool) renderValues() []string {
 	for _, p := range t.InputSchema.Properties {
 		if p.Name == RenderKey {
