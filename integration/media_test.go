@@ -20,7 +20,7 @@ import (
 var mediaProgram = files{
 	"main.loc": `
 --' Pictures, tables and a renderer.
-module media (logo, table, blob, squares)
+module media (logo, table, blob, blobstr, squares)
 
 import root-py
 import root-cpp
@@ -28,7 +28,7 @@ import root-go
 
 source Py from "img.py" ("png", "stars")
 source Cpp from "table.hpp" ("csv")
-source Go from "blob.go" ("Blob" as blob)
+source Go from "blob.go" ("Blob" as blob, "BlobStr" as blobstr)
 
 --' @mime image/png
 type Png = Str
@@ -54,8 +54,11 @@ logo n = png n
 table :: Int -> Csv
 table n = csv n
 
---' Bytes that are not UTF-8, made by Go.
+--' Bytes that are not UTF-8, made by Go as a []byte.
 blob :: Int -> Bytes
+
+--' The same bytes as a Go string.
+blobstr :: Int -> Bytes
 
 --' Squares, shown as stars by default.
 --' @render -s/--stars=stars @default
@@ -92,13 +95,16 @@ inline std::string csv(int n) {
 	"blob.go": `package blob
 
 // Blob is n bytes that are no UTF-8: 0xff, 0xfe, 0x00, ...
-func Blob(n int) string {
+func Blob(n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = []byte{0xff, 0xfe, 0x00}[i%3]
 	}
-	return string(b)
+	return b
 }
+
+// BlobStr is Blob as a string.
+func BlobStr(n int) string { return string(Blob(n)) }
 `,
 }
 
@@ -113,8 +119,10 @@ func TestMediaResults(t *testing.T) {
 	if got := p.ok("table", "3"); got != "n,square\n1,1\n2,4\n3,9\n" {
 		t.Errorf("table 3: %q", got)
 	}
-	if got := p.ok("blob", "4"); got != "\xff\xfe\x00\xff" {
-		t.Errorf("blob 4: %q, want the bytes as Go made them", got)
+	for _, cmd := range []string{"blob", "blobstr"} {
+		if got := p.ok(cmd, "4"); got != "\xff\xfe\x00\xff" {
+			t.Errorf("%s 4: %q, want the bytes as Go made them", cmd, got)
+		}
 	}
 	if got := p.ok("table", "-f", "json", "1"); got != `"n,square\n1,1\n"`+"\n" {
 		t.Errorf("table -f json: %q", got)
@@ -226,7 +234,7 @@ func TestMediaBuildErrors(t *testing.T) {
 	}{
 		{[2]string{"--' A tiny PNG, made by Python.", "--' @mime image/png"}, "main.loc:29:5: mime: is not allowed on a command"},
 		{[2]string{"type Bytes = Str", "type Bytes = Int"}, "main.loc:22:5: mime: type Bytes is Int, whose values are not raw content"},
-		{[2]string{"--stars=stars", "--stars=@stars"}, "main.loc:41:24: render: '@' before a target is not allowed"},
+		{[2]string{"--stars=stars", "--stars=@stars"}, "main.loc:44:24: render: '@' before a target is not allowed"},
 	} {
 		stderr := editFails(t, mediaProgram, c.edit[:])
 		if !strings.Contains(stderr, c.want) {
