@@ -88,7 +88,7 @@ func TestFormatHelp(t *testing.T) {
 	for argv, want := range map[string][]string{
 		"listing --help": {"usage: demo listing [options] [<Int>...]", "-s, --shout            print lines of the result, as text (the default)",
 			"-f, --format <FORMAT>  print the result as json, shout, lines, raw (json: the result itself as JSON; default: shout)"},
-		"image --help": {"usage: demo image [options] data", "-f, --format <FORMAT>  print the result as json, raw (json: the result itself as JSON; default: the image/png content as it is)"},
+		"image --help": {"usage: demo image [options] data", "Str (image/png)", "-f, --format <FORMAT>  print the result as json, raw (json: the result itself as JSON; default: the image/png content as it is)"},
 	} {
 		res := runCLI(formatProgram(), "", strings.Fields(argv)...)
 		for _, w := range want {

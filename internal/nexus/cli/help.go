@@ -89,7 +89,7 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	if hasFormat(c) {
 		out.rows = append(out.rows, formatRow(c))
 	}
-	ret := section{title: "returns:", rows: []row{{c.Return.String(), c.ReturnDoc}}}
+	ret := section{title: "returns:", rows: []row{{returnType(c), c.ReturnDoc}}}
 	secs = append(secs, out, ret, generalSection())
 	writeSections(&b, secs)
 	return b.String()
@@ -351,4 +351,12 @@ func writeSections(b *strings.Builder, secs []section) {
 			b.WriteString(strings.ReplaceAll(r.right, "\n", "\n"+indent) + "\n")
 		}
 	}
+}
+
+// returnType is the result's type in help, with its media type if any.
+func returnType(c *manifest.Command) string {
+	if c.Mime != "" {
+		return c.Return.String() + " (" + c.Mime + ")"
+	}
+	return c.Return.String()
 }
