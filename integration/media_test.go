@@ -20,14 +20,14 @@ import (
 var mediaProgram = files{
 	"main.loc": `
 --' Pictures, tables and a renderer.
-module media (logo, table, blob, blobstr, squares)
+module media (logo, table, blob, blobstr, cblob, squares)
 
 import root-py
 import root-cpp
 import root-go
 
 source Py from "img.py" ("png", "stars")
-source Cpp from "table.hpp" ("csv")
+source Cpp from "table.hpp" ("csv", "cblob")
 source Go from "blob.go" ("Blob" as blob, "BlobStr" as blobstr)
 
 --' @mime image/png
@@ -60,6 +60,9 @@ blob :: Int -> Bytes
 --' The same bytes as a Go string.
 blobstr :: Int -> Bytes
 
+--' The same bytes as a C++ std::string.
+cblob :: Int -> Bytes
+
 --' Squares, shown as stars by default.
 --' @render -s/--stars=stars @default
 squares :: [Int] -> [Int]
@@ -91,6 +94,13 @@ inline std::string csv(int n) {
     for (int i = 1; i <= n; i++) out += std::to_string(i) + "," + std::to_string(i * i) + "\n";
     return out;
 }
+
+inline std::string cblob(int n) {
+    std::string out;
+    const char bytes[] = {'\xff', '\xfe', '\0'};
+    for (int i = 0; i < n; i++) out += bytes[i % 3];
+    return out;
+}
 `,
 	"blob.go": `package blob
 
@@ -119,7 +129,7 @@ func TestMediaResults(t *testing.T) {
 	if got := p.ok("table", "3"); got != "n,square\n1,1\n2,4\n3,9\n" {
 		t.Errorf("table 3: %q", got)
 	}
-	for _, cmd := range []string{"blob", "blobstr"} {
+	for _, cmd := range []string{"blob", "blobstr", "cblob"} {
 		if got := p.ok(cmd, "4"); got != "\xff\xfe\x00\xff" {
 			t.Errorf("%s 4: %q, want the bytes as Go made them", cmd, got)
 		}
@@ -234,7 +244,7 @@ func TestMediaBuildErrors(t *testing.T) {
 	}{
 		{[2]string{"--' A tiny PNG, made by Python.", "--' @mime image/png"}, "main.loc:29:5: mime: is not allowed on a command"},
 		{[2]string{"type Bytes = Str", "type Bytes = Int"}, "main.loc:22:5: mime: type Bytes is Int, whose values are not raw content"},
-		{[2]string{"--stars=stars", "--stars=@stars"}, "main.loc:44:24: render: '@' before a target is not allowed"},
+		{[2]string{"--stars=stars", "--stars=@stars"}, "main.loc:47:24: render: '@' before a target is not allowed"},
 	} {
 		stderr := editFails(t, mediaProgram, c.edit[:])
 		if !strings.Contains(stderr, c.want) {
