@@ -182,6 +182,11 @@ type Command struct {
 	Mime string `json:"mime,omitempty"`
 }
 
+// FormatJSON is the command-line format (`-f json`) that prints a
+// command's result itself as JSON, whatever its default output; no output
+// action may be called so.
+const FormatJSON = "json"
+
 // DefaultAction is the command's default output action (`@default`), or
 // nil.
 func (c *Command) DefaultAction() *Action {

@@ -68,6 +68,15 @@ func TestDefaultAction(t *testing.T) {
 	}
 }
 
+// TestIntrinsicAction: an intrinsic is written with its '@', and is no
+// "'@' before a target".
+func TestIntrinsicAction(t *testing.T) {
+	p := compileOK(t, mediaHeader+"--' @render -s/--show=@show @default\nf :: Str -> [Int]\nf s = [count [1]]")
+	if acts := p.Manifest.Commands[0].Actions; len(acts) != 1 || !acts[0].Default {
+		t.Errorf("actions %+v", acts)
+	}
+}
+
 func TestActionErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"two defaults", "--' @render --a=upper @default\n--' @render --b=upper @default\nf :: Str -> Str\nf = upper", "7:5: render: only one output action may be @default; --a=upper (at 6:5) is already"},

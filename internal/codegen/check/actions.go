@@ -2,6 +2,7 @@ package check
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
@@ -35,8 +36,8 @@ func (c *checker) actions(d doc.Doc, result *types.Type, reg *optionNames, media
 		if a == nil {
 			continue
 		}
-		if a.Long == FormatJSON {
-			c.sink.Errorf(dir.ValuePos, "%s: an output action cannot be called %s: `-f %s` asks for the result itself", dir.Key, FormatJSON, FormatJSON)
+		if a.Long == manifest.FormatJSON {
+			c.sink.Errorf(dir.ValuePos, "%s: an output action cannot be called %s: `-f %s` asks for the result itself", dir.Key, manifest.FormatJSON, manifest.FormatJSON)
 			continue
 		}
 		if isDefault {
@@ -54,10 +55,6 @@ func (c *checker) actions(d doc.Doc, result *types.Type, reg *optionNames, media
 	}
 	return out
 }
-
-// FormatJSON is the -f/--format value that prints the result itself as
-// JSON, whatever the default output.
-const FormatJSON = "json"
 
 // actionMarks splits the marks after an action's function (`@default`)
 // from its spec. ok is false after an error.
@@ -94,7 +91,7 @@ func (c *checker) action(dir doc.Directive, result *types.Type, reg *optionNames
 		c.valueError(dir, err)
 		return nil
 	}
-	if strings.HasPrefix(fnText, "@") {
+	if atTarget(fnText) {
 		// Morloc's phrase, for users who grep for it.
 		pos := dir.ValuePos
 		pos.Col += len([]rune(dir.Value[:off]))
@@ -163,4 +160,22 @@ func optionSpelling(n doc.Names) string {
 		return "--" + n.Long
 	}
 	return "-" + n.Short
+}
+
+// atTarget reports a function written with an '@' before its name
+// (`--shout=@shout`), which Morloc rejects. An intrinsic (`--s=@show`) is
+// written so and stays allowed.
+func atTarget(fn string) bool {
+	name, ok := strings.CutPrefix(fn, "@")
+	if !ok {
+		return false
+	}
+	if end := strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }); end >= 0 {
+		name = name[:end]
+	}
+	return intrinsicSpecs[name] == nil
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r == '\'' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }

@@ -15,7 +15,7 @@ import (
 const (
 	formatShort = "-f"
 	formatLong  = "--format"
-	formatJSON  = "json"
+	formatJSON  = manifest.FormatJSON
 	formatRaw   = "raw"
 )
 
