@@ -346,7 +346,11 @@ func (m *Manifest) validateCommand(c *Command) error {
 	if err := m.validateExpr(c.Body, len(c.Args)); err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
+	defaults := 0
 	for _, a := range c.Actions {
+		if a.Default {
+			defaults++
+		}
 		if a.Kind != "with" && a.Kind != "render" {
 			return fmt.Errorf("output action of unknown kind %q", a.Kind)
 		}
@@ -359,6 +363,17 @@ func (m *Manifest) validateCommand(c *Command) error {
 		// The front ends encode the action's value with Return.
 		if err := a.Return.Validate(); err != nil {
 			return fmt.Errorf("output action --%s result: %w", a.Long, err)
+		}
+	}
+	if defaults > 1 {
+		return fmt.Errorf("%d output actions are the default; at most one may be", defaults)
+	}
+	if c.Mime != "" {
+		if err := CheckMime(c.Mime); err != nil {
+			return fmt.Errorf("mime: %w", err)
+		}
+		if c.Return.Kind != types.Str {
+			return fmt.Errorf("mime %s on a result of type %s; only a Str result is raw content", c.Mime, c.Return)
 		}
 	}
 	return nil

@@ -447,6 +447,16 @@ func TestValidateErrors(t *testing.T) {
 			"command norm: output action --show result: missing type"},
 		{"action with bad result type", func(m *Manifest) { m.Command("norm").Actions[0].Return = types.MapOf(tStr, nil) },
 			"command norm: output action --show result: map type without key or value type"},
+		{"two default actions", func(m *Manifest) {
+			c := m.Command("echo")
+			c.Actions[0].Default = true
+			c.Actions = append(c.Actions, c.Actions[0])
+			c.Actions[1].Long = "louder"
+		}, "command echo: 2 output actions are the default; at most one may be"},
+		{"malformed mime", func(m *Manifest) { m.Command("echo").Mime = "png" },
+			"command echo: mime: 'png' is not a media type: expected type/subtype, such as image/png"},
+		{"mime on a result that is no Str", func(m *Manifest) { m.Command("words").Mime = "image/png" },
+			"command words: mime image/png on a result of type [Str]; only a Str result is raw content"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // NexusVersion is the version of this nexus. A manifest records the version
 // that built it and loads only into the same version, since the format may
 // change between versions.
-const NexusVersion = "0.2.0"
+const NexusVersion = "0.2.1"
 
 // FileName is the manifest's name inside a build folder.
 const FileName = "manifest.json"
@@ -190,7 +190,30 @@ type Command struct {
 	Return *types.Type `json:"return"`
 	Body   *Expr       `json:"body"`
 	// Actions are the output actions (`with:` and `render:` directives).
+	// At most one is the Default.
 	Actions []Action `json:"actions,omitempty"`
+	// Mime is the media type of the result (`mime:` on the type the
+	// command returns), whose value, a Str, is then raw content: bytes
+	// written as they are on the command line, an image, audio, text or
+	// resource block over MCP, the HTTP body with that Content-Type in the
+	// JSON API. Empty for an ordinary result.
+	Mime string `json:"mime,omitempty"`
+}
+
+// FormatJSON is the command-line format (`-f json`) that prints a
+// command's result itself as JSON, whatever its default output; no output
+// action may be called so.
+const FormatJSON = "json"
+
+// DefaultAction is the command's default output action (`@default`), or
+// nil.
+func (c *Command) DefaultAction() *Action {
+	for i := range c.Actions {
+		if c.Actions[i].Default {
+			return &c.Actions[i]
+		}
+	}
+	return nil
 }
 
 // ToolName is the command's MCP tool name: GROUP_NAME for a grouped
@@ -270,6 +293,10 @@ type Action struct {
 	// Body computes the output from the result, which it sees as Var 0.
 	Body   *Expr       `json:"body"`
 	Return *types.Type `json:"return"`
+	// Default makes the action the command's output when no other is
+	// asked for (`@default`); the result itself is then asked for by
+	// name (`-f json`, `_render: raw`, `?render=raw`).
+	Default bool `json:"default,omitempty"`
 }
 
 // ExprKind is the kind of a body expression.

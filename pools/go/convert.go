@@ -76,6 +76,20 @@ func EncodeStr[T ~string](e *msgpack.Encoder, v T) error {
 	return e.EncodeString(string(v))
 }
 
+// DecodeBytes reads a Str into T, a []byte: a Str holds any bytes (a
+// media result's, such as an image), which a Go function may keep as
+// bytes.
+func DecodeBytes[T ~[]byte](d *msgpack.Decoder) (T, error) {
+	b, err := d.DecodeBytes()
+	return T(b), err
+}
+
+// EncodeBytes writes v, bytes, as a Str (msgpack bin, which the nexus
+// reads as a Str as it reads str).
+func EncodeBytes[T ~[]byte](e *msgpack.Encoder, v T) error {
+	return e.EncodeBytes([]byte(v))
+}
+
 // DecodeBool reads a Bool into T.
 func DecodeBool[T ~bool](d *msgpack.Decoder) (T, error) {
 	b, err := d.DecodeBool()

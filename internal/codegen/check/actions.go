@@ -1,11 +1,91 @@
 package check
 
 import (
+	"strings"
+	"unicode"
+
 	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
+
+// actions builds the output actions of a command from the with: and
+// render: directives of its docstring d. result is the command's result
+// type, media says it is a media result (mime:). A command with actions or
+// a media result takes -f/--format on the command line (`-f json`: the
+// result itself as JSON), so those names are its own.
+func (c *checker) actions(d doc.Doc, result *types.Type, reg *optionNames, media bool) []manifest.Action {
+	var out []manifest.Action
+	var first *doc.Directive // the first @default, its value without the mark
+	for i := range d.Directives {
+		dir := d.Directives[i]
+		if dir.Key != "with" && dir.Key != "render" {
+			continue
+		}
+		spec, isDefault, ok := c.actionMarks(dir)
+		if !ok {
+			continue
+		}
+		if isDefault && first != nil {
+			c.sink.Errorf(dir.Pos, "%s: only one output action may be @default; %s (at %s) is already", dir.Key, first.Value, first.Pos)
+			continue
+		}
+		dir.Value = spec
+		a := c.action(dir, result, reg)
+		if a == nil {
+			continue
+		}
+		if a.Long == manifest.FormatJSON {
+			c.sink.Errorf(dir.ValuePos, "%s: an output action cannot be called %s: `-f %s` asks for the result itself", dir.Key, manifest.FormatJSON, manifest.FormatJSON)
+			continue
+		}
+		if isDefault {
+			first = &dir
+			a.Default = true
+		}
+		out = append(out, *a)
+	}
+	if len(out) > 0 || media {
+		for _, opt := range []string{"-f", "--format"} {
+			if pos, taken := reg.used[opt]; taken {
+				c.sink.Errorf(pos, "option %s is the output format of a command with output actions or a media result (`-f json`); give this one another name", opt)
+			}
+		}
+	}
+	return out
+}
+
+// actionMarks splits the marks after an action's function (`@default`)
+// from its spec. ok is false after an error.
+func (c *checker) actionMarks(dir doc.Directive) (spec string, isDefault, ok bool) {
+	spec = strings.TrimSpace(dir.Value)
+	for {
+		i := strings.LastIndexAny(spec, " \t")
+		if i < 0 {
+			break
+		}
+		mark := spec[i+1:]
+		switch mark {
+		case "@default":
+			isDefault = true
+		case "@stream":
+			// Morloc's handler applied per batch of a streamed result.
+			pos := dir.ValuePos
+			pos.Col += len([]rune(dir.Value[:strings.LastIndex(dir.Value, mark)]))
+			c.sink.Errorf(pos, "@stream in %s is Morloc's, and not supported yet by nexus", dir.Spelled())
+			return "", false, false
+		default:
+			if strings.HasPrefix(mark, "@") && !strings.Contains(mark, "(") {
+				c.sink.Errorf(dir.ValuePos, "%s: unknown mark '%s' after the function; the one there may be is @default", dir.Key, mark)
+				return "", false, false
+			}
+			return spec, isDefault, true
+		}
+		spec = strings.TrimSpace(spec[:i])
+	}
+	return spec, isDefault, true
+}
 
 // action builds an output action from a with: or render: directive.
 func (c *checker) action(dir doc.Directive, result *types.Type, reg *optionNames) *manifest.Action {
@@ -14,10 +94,14 @@ func (c *checker) action(dir doc.Directive, result *types.Type, reg *optionNames
 		c.valueError(dir, err)
 		return nil
 	}
-	reg.addNames(names, dir.ValuePos)
-	if c.streamedAction(dir, fnText, off) {
+	if atTarget(fnText) {
+		// Morloc's phrase, for users who grep for it.
+		pos := dir.ValuePos
+		pos.Col += len([]rune(dir.Value[:off]))
+		c.sink.Errorf(pos, "%s: '@' before a target is not allowed: the function after '=' is written bare, as in `%s=%s`", dir.Key, optionSpelling(names), strings.TrimLeft(fnText, "@"))
 		return nil
 	}
+	reg.addNames(names, dir.ValuePos)
 	fnPos := dir.ValuePos
 	fnPos.Col += len([]rune(dir.Value[:off]))
 	expr := syntax.ParseExpr(fnText, fnPos, c.sink)
@@ -68,4 +152,33 @@ func firstParam(v value) *types.Type {
 		}
 	}
 	return nil
+}
+
+// optionSpelling is an action's names as written before '='.
+func optionSpelling(n doc.Names) string {
+	switch {
+	case n.Short != "" && n.Long != "":
+		return "-" + n.Short + "/--" + n.Long
+	case n.Long != "":
+		return "--" + n.Long
+	}
+	return "-" + n.Short
+}
+
+// atTarget reports a function written with an '@' before its name
+// (`--shout=@shout`), which Morloc rejects. An intrinsic (`--s=@show`) is
+// written so and stays allowed.
+func atTarget(fn string) bool {
+	name, ok := strings.CutPrefix(fn, "@")
+	if !ok {
+		return false
+	}
+	if end := strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }); end >= 0 {
+		name = name[:end]
+	}
+	return intrinsicSpecs[name] == nil
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r == '\'' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }

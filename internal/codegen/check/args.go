@@ -45,7 +45,9 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 // the signature is an MCP tool's, whose @name names the tool's argument
 // whatever its kind on the command line.
 func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, tool bool) (manifest.Arg, argInfo) {
-	d := c.inherit(doc.Parse(p.Doc), p.Type)
+	own := doc.Parse(p.Doc)
+	c.misplacedMime(own, "an argument")
+	d := c.inherit(own, p.Type)
 	c.warnUnknown(d)
 	a := manifest.Arg{Type: t, Doc: d.Lines}
 	var info argInfo

@@ -55,6 +55,7 @@ func Check(f *syntax.File, dir string, sink *diag.Sink) *Result {
 	c.collectNewtypes()
 	c.collectRecords()
 	c.applyTypeLangs()
+	c.checkMimes()
 	c.checkGeneratedStructs()
 	c.collectFixities()
 	c.sources()

@@ -111,13 +111,8 @@ func (c *checker) command(ex syntax.Name) (*manifest.Command, diag.Pos) {
 	reg := &optionNames{c: c, cmd: cmd.Name, used: map[string]diag.Pos{}}
 	cmd.Args = c.commandArgs(sig, reg)
 	cmd.Body = c.commandBody(def, f, sig, ex.Pos)
-	for _, dir := range d.Directives {
-		if dir.Key == "with" || dir.Key == "render" {
-			if a := c.action(dir, sig.result, reg); a != nil {
-				cmd.Actions = append(cmd.Actions, *a)
-			}
-		}
-	}
+	cmd.Mime = c.resultMime(sig.decl.Result.Type, sig.result.Name)
+	cmd.Actions = c.actions(d, sig.result, reg, cmd.Mime != "")
 	if cmd.Body == nil {
 		return nil, pos
 	}
@@ -264,6 +259,8 @@ func (c *checker) returnDoc(d doc.Doc, sig *signature) string {
 	for _, dir := range rd.Directives {
 		if dir.Key == "return" && text == "" {
 			text = dir.Value
+		} else if dir.Key == "mime" {
+			c.misplacedMime(doc.Doc{Directives: []doc.Directive{dir}}, "a return type")
 		} else {
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a return type; ignored", dir.Key)
 		}

@@ -31,6 +31,8 @@ var argOnly = map[string]bool{
 func (c *checker) onCommand(dir doc.Directive) {
 	switch {
 	case dir.Key == "name", dir.Key == "return", dir.Key == "with", dir.Key == "render", dir.Key == "title", dir.Key == "icon":
+	case dir.Key == "mime":
+		c.misplacedMime(doc.Doc{Directives: []doc.Directive{dir}}, "a command")
 	case doc.Unsupported[dir.Key]:
 		// Refused by warnUnknown already.
 	case argOnly[dir.Key]:
@@ -119,20 +121,6 @@ func strShaped(t *types.Type) bool {
 		t = t.Elem
 	}
 	return t.Kind == types.Str
-}
-
-// streamedAction refuses Morloc's `@stream` in an output action's spec
-// (the handler applied per batch of a streamed result), which nexus does
-// not support yet; off is where fnText starts in the directive's value.
-func (c *checker) streamedAction(dir doc.Directive, fnText string, off int) bool {
-	i := strings.Index(fnText, "@stream")
-	if i < 0 {
-		return false
-	}
-	pos := dir.ValuePos
-	pos.Col += len([]rune(dir.Value[:off+i]))
-	c.sink.Errorf(pos, "@stream in %s is Morloc's, and not supported yet by nexus", dir.Spelled())
-	return true
 }
 
 // moduleDoc reads the module docstring: the program's description and

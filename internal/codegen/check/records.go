@@ -180,6 +180,8 @@ func (c *checker) recordDirectives(rec *record, d doc.Doc) {
 			rec.metavar = dir.Value
 		case "with", "render", "return", "title", "icon", "epilogue", "env", "cwd", "timeout", "bearer", "header":
 			// typeDoc reports these.
+		case "mime":
+			// Reported by checkMimes.
 		default:
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a record; ignored", dir.Key)
 		}
@@ -224,6 +226,9 @@ func (c *checker) fieldDirectives(fd *syntax.FieldDecl, ft *types.Type) *fieldIn
 			}
 		case "metavar":
 			fi.metavar = dir.Value
+		case "mime":
+			// The field's own is reported by checkMimes; one its type's
+			// alias gives says what the type's values are, not the field.
 		default:
 			c.sink.Warnf(dir.Pos, "directive '%s' has no effect on a record field; ignored", dir.Key)
 		}

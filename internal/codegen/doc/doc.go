@@ -20,7 +20,7 @@ import (
 var Known = map[string]bool{
 	"name": true, "return": true, "metavar": true, "arg": true, "default": true,
 	"true": true, "false": true, "many": true, "stdin": true, "unroll": true,
-	"with": true, "render": true, "title": true, "icon": true,
+	"with": true, "render": true, "title": true, "icon": true, "mime": true,
 	"source": true, "check.path": true, "literal": true, "epilogue": true,
 	// The connection options of a `source MCP from` line.
 	"env": true, "cwd": true, "timeout": true, "bearer": true, "header": true,

@@ -68,7 +68,7 @@ func needs(t *types.Type) string {
 	case types.Real:
 		return "float64 or float32"
 	case types.Str:
-		return "string"
+		return "string or []byte"
 	case types.Bool:
 		return "bool"
 	case types.Unit:
@@ -141,6 +141,10 @@ func leaf(t *types.Type, gt *goType) (string, bool) {
 		return "Real", true
 	case t.Kind == types.Str && gt.kind == goString:
 		return "Str", true
+	case t.Kind == types.Str && gt.kind == goSlice && (gt.elem.src == "byte" || gt.elem.src == "uint8"):
+		// A Str holds any bytes; a Go function may take or give them as
+		// a []byte (an image, a media result).
+		return "Bytes", true
 	case t.Kind == types.Bool && gt.kind == goBool:
 		return "Bool", true
 	}

@@ -90,6 +90,7 @@ var Lit = func(x int) int { return x }
 var Typed func(x int) int = func(x int) int { return x }
 func lower(x map[Pair]bool) map[bool][]Pair { return nil }
 func Doc(j any, js []interface{}, k *any) map[string]any { return nil }
+func Bytes(b []byte) []uint8 { return b }
 type Keep func(p Pair) bool
 func Higher(f func(int8, string) []Pair, g func(Celsius) (bool, error), k Keep, say func(string)) int { return 0 }
 `
@@ -117,6 +118,7 @@ func acceptedFunctions(file string) []Function {
 		spec(15, "Doc", file, types.MapOf(S, types.JSONType), types.JSONType, types.ListOf(types.JSONType), types.OptionalOf(types.JSONType)),
 		spec(16, "Higher", file, I, types.FuncOf(types.ListOf(pair), I, S), types.FuncOf(B, R), types.FuncOf(B, pair), types.FuncOf(U, S)),
 		{Spec: &manifest.Function{ID: 17, Name: "map", Source: "morloc_map", Pool: manifest.Go, Args: []*types.Type{types.FuncOf(I, I), types.ListOf(I)}, Return: types.ListOf(I)}, File: sourced.PreludeFile},
+		spec(18, "Bytes", file, S, S),
 	}
 }
 
@@ -135,6 +137,7 @@ func TestGenerateAccepts(t *testing.T) {
 		"lower(nexus_a0)", "nexus_rt.DecodeJSON(", "nexus_rt.EncodeJSON(",
 		"nexus_rt.DecodeFuncRef(", "return func(nexus_p0 int8, nexus_p1 string) []Pair {", "return func(nexus_p0 Celsius) (bool, error) {",
 		"return func(nexus_p0 string) {",
+		"nexus_rt.DecodeBytes[[]byte]", "nexus_rt.EncodeBytes[[]uint8]",
 	} {
 		if !strings.Contains(gen, want) {
 			t.Errorf("generated code lacks %q", want)

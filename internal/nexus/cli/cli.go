@@ -120,6 +120,8 @@ func (r *Runner) execute(ctx context.Context, inv *invocation) int {
 			}
 			return r.write(r.stdout(), s)
 		}
+	} else if s, ok := result.(string); ok && inv.cmd.Mime != "" && !inv.asJSON {
+		return r.write(r.stdout(), media(inv.cmd.Mime, s))
 	}
 	if result == nil && !inv.keepNull {
 		return ExitOK

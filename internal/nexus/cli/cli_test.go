@@ -353,8 +353,9 @@ func TestHelp(t *testing.T) {
 		}, nil},
 		{demo, []string{"actions", "--help"}, []string{
 			"output:",
-			"-l, --lines      print lines of the result, as JSON",
-			"-r, --raw        print lines of the result, as text",
+			"-l, --lines            print lines of the result, as JSON",
+			"-r, --raw              print lines of the result, as text",
+			"-f, --format <FORMAT>  print the result as json, lines, raw (json: the result itself as JSON)",
 		}, nil},
 		// Help wins over mistakes on the same command line.
 		{demo, []string{"opts", "--cuont", "--help"}, []string{"usage: demo opts"}, nil},

@@ -28,12 +28,13 @@ type group struct {
 
 // binding is what an option name on the command line stands for: exactly
 // one of opt (set, for a flag name, is the value it gives), grp (the
-// whole-record option) or action.
+// whole-record option), action, or format (-f/--format).
 type binding struct {
 	opt    *option
 	set    bool
 	grp    *group
 	action *manifest.Action
+	format bool
 }
 
 // commandParser parses the arguments of one command.
@@ -70,6 +71,9 @@ func newCommandParser(r *Runner, c *manifest.Command) *commandParser {
 	}
 	for i := range c.Actions {
 		p.bind(c.Actions[i].Short, c.Actions[i].Long, binding{action: &c.Actions[i]})
+	}
+	if hasFormat(c) {
+		p.bind(strings.TrimPrefix(formatShort, "-"), strings.TrimPrefix(formatLong, "--"), binding{format: true})
 	}
 	return p
 }
@@ -125,6 +129,9 @@ func (p *commandParser) parse(toks []string, inv *invocation) error {
 			return nil
 		}
 		i += used
+	}
+	if err := p.output(inv); err != nil {
+		return err
 	}
 	args, err := p.values(positional)
 	if err != nil {
@@ -205,7 +212,7 @@ func (p *commandParser) short(tok string, next []string, inv *invocation) (int, 
 }
 
 func (b binding) takesValue() bool {
-	return b.grp != nil || (b.opt != nil && b.opt.arg.Kind != manifest.Flag)
+	return b.format || b.grp != nil || (b.opt != nil && b.opt.arg.Kind != manifest.Flag)
 }
 
 // apply gives the option b, named name on the command line, its value:
@@ -231,6 +238,10 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 			return 0, p.usage("option '%s' needs a value (%s)", name, p.placeholder(b))
 		}
 		val, used = next[0], 1
+	}
+	if b.format {
+		inv.format, inv.formatName = val, name
+		return used, nil
 	}
 	if b.opt != nil && b.opt.arg.ManyElem() != nil && !hasVal {
 		// As in Morloc, a variadic option takes every following token
@@ -282,6 +293,9 @@ func (p *commandParser) addMany(o *option, name, tok string) error {
 }
 
 func (p *commandParser) placeholder(b binding) string {
+	if b.format {
+		return "<FORMAT>: " + strings.Join(formatValues(p.c), ", ")
+	}
 	if b.grp != nil {
 		return placeholder(b.grp.arg, b.grp.arg.Type)
 	}

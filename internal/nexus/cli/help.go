@@ -83,7 +83,7 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	if !single {
 		usage = []string{"usage:", r.commandPath(c)}
 	}
-	hasOptions := len(c.Actions) > 0
+	hasOptions := hasFormat(c)
 	for i := range c.Args {
 		if c.Args[i].Kind != manifest.Positional {
 			hasOptions = true
@@ -126,7 +126,10 @@ func (r *Runner) commandHelp(c *manifest.Command) string {
 	for i := range c.Actions {
 		out.rows = append(out.rows, r.actionRow(&c.Actions[i]))
 	}
-	ret := section{title: "returns:", rows: []row{{c.Return.String(), c.ReturnDoc}}}
+	if hasFormat(c) {
+		out.rows = append(out.rows, formatRow(c))
+	}
+	ret := section{title: "returns:", rows: []row{{returnType(c), c.ReturnDoc}}}
 	secs = append(secs, out, ret, generalSection())
 	writeSections(&b, secs)
 	if single {
@@ -293,6 +296,9 @@ func (r *Runner) actionRow(a *manifest.Action) row {
 	if a.Kind == "render" {
 		text = fmt.Sprintf("print %s of the result, as text", fn)
 	}
+	if a.Default {
+		text += " (the default)"
+	}
 	return row{optionNames(a.Short, a.Long), text}
 }
 
@@ -412,4 +418,12 @@ func writeSections(b *strings.Builder, secs []section) {
 			b.WriteString(strings.ReplaceAll(r.right, "\n", "\n"+indent) + "\n")
 		}
 	}
+}
+
+// returnType is the result's type in help, with its media type if any.
+func returnType(c *manifest.Command) string {
+	if c.Mime != "" {
+		return c.Return.String() + " (" + c.Mime + ")"
+	}
+	return c.Return.String()
 }

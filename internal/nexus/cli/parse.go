@@ -12,11 +12,16 @@ import (
 type invocation struct {
 	cmd *manifest.Command // nil with help: the program's or group's help
 	// group is the command group named on the command line, or nil.
-	group    *manifest.CommandGroup
-	args     []any            // one canonical value per cmd.Args entry
-	action   *manifest.Action // the output action asked for, or nil
-	keepNull bool
-	help     bool
+	group  *manifest.CommandGroup
+	args   []any            // one canonical value per cmd.Args entry
+	action *manifest.Action // the output action to apply, or nil
+	// format is the value of -f/--format ("" when not given), given by
+	// formatName; asJSON says the result itself is printed as JSON (-f
+	// json), whatever the command's default output.
+	format, formatName string
+	asJSON             bool
+	keepNull           bool
+	help               bool
 	// jsonHelp asks for the help as JSON (--json-help): the program's
 	// whole surface, or the entry of cmd.
 	jsonHelp bool

@@ -131,6 +131,9 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		return m.ResultJSON(toolResult(version, err.Error(), nil, true))
 	}
 	outcome = guard.OutcomeOK
+	if res.Mime != "" {
+		return m.ResultJSON(mediaResult(version, c.t.Name, res))
+	}
 	var structured []byte
 	if c.t.Structured(listForm(version)) {
 		structured = res.Own

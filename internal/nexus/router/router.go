@@ -179,7 +179,8 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		form.fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
 		return
 	}
-	if rt.tools.Tool(name) == nil {
+	t := rt.tools.Tool(name)
+	if t == nil {
 		form.fail(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
 		return
 	}
@@ -194,6 +195,12 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		return
 	}
 	named, err := args(body)
+	if err == nil {
+		var msg string
+		if named, msg = withRender(r, t, named); msg != "" {
+			err = badBody(msg)
+		}
+	}
 	var bad *tool.ArgError
 	var badB badBody
 	switch {
@@ -203,13 +210,16 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 	case errors.As(err, &badB):
 		form.fail(w, http.StatusBadRequest, string(badB))
 		return
+	case err != nil:
+		form.fail(w, http.StatusBadRequest, err.Error())
+		return
 	}
 	res, err := rt.tools.Call(pool.RefuseWhileRecovering(r.Context()), name, named)
 	var down *pool.UnavailableError
 	switch {
 	case err == nil:
 		outcome = guard.OutcomeOK
-		form.ok(w, res.Value)
+		writeResult(w, res, form.wrap)
 	case errors.As(err, &bad):
 		form.fail(w, http.StatusBadRequest, bad.Msg)
 	case errors.As(err, &down):
@@ -242,14 +252,15 @@ const (
 	daemonReply
 )
 
-func (f replyForm) ok(w http.ResponseWriter, value []byte) {
+// wrap puts the JSON of a result in the route's envelope (writeResult).
+func (f replyForm) wrap(value []byte) []byte {
 	var out []byte
 	if f == daemonReply {
 		out = append([]byte(`{"status":"ok","result":`), value...)
 	} else {
 		out = append([]byte(`{"result":`), value...)
 	}
-	writeJSON(w, http.StatusOK, append(out, '}'))
+	return append(out, '}')
 }
 
 func (f replyForm) fail(w http.ResponseWriter, status int, msg string) {

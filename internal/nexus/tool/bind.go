@@ -170,7 +170,7 @@ func describeJSON(v any) string {
 func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, error) {
 	raw, ok := named[RenderKey]
 	if !ok || t.actions == nil {
-		return nil, nil
+		return t.defaultAction, nil
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -183,6 +183,15 @@ func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, error
 		return a, nil
 	}
 	return nil, argErrorf(t.Name, []string{RenderKey}, "unknown %s '%s' for tool '%s': expected one of %s", RenderKey, v, t.Name, strings.Join(t.renderValues(), ", "))
+}
+
+// RenderValues are the values _render takes ("raw" and the output
+// actions' names), nil for a command without output actions.
+func (t *Tool) RenderValues() []string {
+	if t.actions == nil {
+		return nil
+	}
+	return t.renderValues()
 }
 
 func (t *Tool) renderValues() []string {

@@ -63,6 +63,12 @@ type Result struct {
 	// the structured content, for a client that sees the tool's output
 	// schema (Tool.Structured).
 	Own []byte
+	// Mime is the media type of a media result (the command's mime:, when
+	// no output action applied), whose bytes are Media; "" otherwise.
+	Mime  string
+	Media []byte
+	// Rendered says Text is a render action's text.
+	Rendered bool
 }
 
 // Call calls tool name with named arguments: Bind, then Run. A bad call,
@@ -111,6 +117,9 @@ func (t *Tool) run(ctx context.Context, c Call) (Result, error) {
 	action := c.Action
 	if action == nil {
 		res.Value, res.Text = out, string(out)
+		if s, ok := v.(string); ok && t.cmd.Mime != "" {
+			res.Mime, res.Media = t.cmd.Mime, []byte(s)
+		}
 		return res, nil
 	}
 	v, err = t.d.RunAction(ctx, action, v)
@@ -122,7 +131,7 @@ func (t *Tool) run(ctx context.Context, c Call) (Result, error) {
 	}
 	res.Text = string(res.Value)
 	if s, ok := v.(string); ok && action.Kind == "render" {
-		res.Text = s
+		res.Text, res.Rendered = s, true
 	}
 	return res, nil
 }

@@ -49,6 +49,9 @@ type Tool struct {
 	params []param // the properties of InputSchema but _render, in order
 	// actions maps each _render value but RenderRaw to its action.
 	actions map[string]*manifest.Action
+	// defaultAction is the action applied when _render is left out (the
+	// command's @default), or nil.
+	defaultAction *manifest.Action
 }
 
 // param says which argument (or record field) one property stands for.
@@ -109,7 +112,7 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 	}
 	t := &Tool{
 		Name:        name,
-		Description: docText(c.Doc),
+		Description: mediaNote(docText(c.Doc), c.Mime),
 		Title:       c.Title,
 		Icons:       c.Icons,
 		InputSchema: &Schema{Types: []string{"object"}, Properties: []Property{}, Additional: AdditionalFalse},
@@ -201,6 +204,7 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 	if len(c.Actions) > 0 {
 		t.actions = map[string]*manifest.Action{}
 		enum := []string{RenderRaw}
+		def := RenderRaw
 		for i := range c.Actions {
 			act := &c.Actions[i]
 			// An action is known by its long name, else its short one;
@@ -218,18 +222,26 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 			}
 			t.actions[v] = act
 			enum = append(enum, v)
+			if act.Default {
+				t.defaultAction, def = act, v
+			}
 		}
 		s := &Schema{
 			Types:       []string{"string"},
 			Description: "How to present the result: raw, or through one of the command's output actions.",
 			Enum:        enum,
-			Default:     []byte(`"raw"`),
+			Default:     AppendString(nil, def),
+		}
+		if def != RenderRaw {
+			s.Description = "How to present the result: raw (the result itself), or through one of the command's output actions; " + def + " when left out."
 		}
 		if err := add(param{key: RenderKey}, s, false, "the output actions"); err != nil {
 			return nil, err
 		}
 	}
-	if c.Return.Kind != types.Unit {
+	// A media result is content, not structured data: no output schema,
+	// and so no structured content.
+	if c.Return.Kind != types.Unit && c.Mime == "" {
 		t.OutputSchema = typeSchema(c.Return)
 	}
 	return t, nil
@@ -259,6 +271,19 @@ func wholeSchema(a *manifest.Arg) (*Schema, bool, error) {
 		}
 	}
 	return s, len(s.Required) > 0, nil
+}
+
+// mediaNote is the description of a command whose result is media of
+// type mime: the model reading it learns what the call gives.
+func mediaNote(desc, mime string) string {
+	if mime == "" {
+		return desc
+	}
+	note := "Returns " + mime + " content."
+	if desc == "" {
+		return note
+	}
+	return desc + "\n\n" + note
 }
 
 // optionParam is the property of an option or flag (or a field of an
