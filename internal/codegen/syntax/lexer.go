@@ -172,6 +172,20 @@ func (l *lexer) punct(r rune, pos diag.Pos, off int) {
 	l.emit(tokInvalid, string(r), pos, off)
 }
 
+// markedLine emits the rest of line, which starts with a three-character
+// mark (`--'`, `--*`), as a token of kind whose text follows the mark.
+func (l *lexer) markedLine(k kind, line string, pos diag.Pos, off int) {
+	l.advance()
+	l.advance()
+	l.advance()
+	textPos := l.pos()
+	for l.off < len(l.src) && l.peekRune(0) != '\n' {
+		l.advance()
+	}
+	t := l.emit(k, strings.TrimRight(line[3:], " \t\r"), pos, off)
+	t.TextPos = textPos
+}
+
 // comment reads a `--` line comment or a `--'` docstring line.
 func (l *lexer) comment() {
 	pos, off := l.pos(), l.off
@@ -181,29 +195,13 @@ func (l *lexer) comment() {
 	}
 	line := l.src[l.off : l.off+end]
 	if strings.HasPrefix(line, "--'") {
-		l.advance()
-		l.advance()
-		l.advance()
-		textPos := l.pos()
-		for l.off < len(l.src) && l.peekRune(0) != '\n' {
-			l.advance()
-		}
-		t := l.emit(tokDoc, strings.TrimRight(line[3:], " \t\r"), pos, off)
-		t.TextPos = textPos
+		l.markedLine(tokDoc, line, pos, off)
 		return
 	}
 	if strings.HasPrefix(line, "--*") {
 		// A group line means something only inside an export list;
 		// splitItems drops it anywhere else, where it is a comment.
-		l.advance()
-		l.advance()
-		l.advance()
-		textPos := l.pos()
-		for l.off < len(l.src) && l.peekRune(0) != '\n' {
-			l.advance()
-		}
-		t := l.emit(tokGroupLine, strings.TrimRight(line[3:], " \t\r"), pos, off)
-		t.TextPos = textPos
+		l.markedLine(tokGroupLine, line, pos, off)
 		return
 	}
 	for l.off < len(l.src) && l.peekRune(0) != '\n' {
