@@ -21,6 +21,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/health"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
@@ -218,7 +219,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 		return err
 	}
 	prog := program.New(m, poolOptions(c))
-	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, os.Stderr), httpOptions(c))
+	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, observe.NewHub(), observe.HTTP, os.Stderr), httpOptions(c))
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

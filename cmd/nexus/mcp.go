@@ -12,6 +12,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
@@ -103,7 +104,7 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	sayStopping(ctx, sopts.Grace)
 
 	prog.StartPools(ctx, os.Stderr)
-	srv := newServer(prog, opts, nil, os.Stderr)
+	srv := newServer(prog, opts, nil, observe.NewHub(), observe.Stdio, os.Stderr)
 	steptrace.Mark("tool table built")
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {
@@ -113,19 +114,21 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 }
 
 // newServer makes the MCP server of prog, which writes its calls to audit
-// (nil: nowhere), and reports the commands it cannot serve on log.
-func newServer(prog *program.Program, opts tool.Options, audit *guard.Audit, log io.Writer) *mcp.Server {
+// (nil: nowhere) and tells hub of each (nil: no one), calls that come by
+// transport, and reports the commands it cannot serve on log.
+func newServer(prog *program.Program, opts tool.Options, audit *guard.Audit, hub *observe.Hub, transport string, log io.Writer) *mcp.Server {
 	tools, skipped := prog.Tools("")
 	for _, s := range skipped {
 		fmt.Fprintf(log, "nexus: %s\n", s)
 	}
-	return mcp.NewServer(prog.Manifest.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout, Audit: audit})
+	return mcp.NewServer(prog.Manifest.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout, Audit: audit,
+		Observe: hub, Transport: transport})
 }
 
 // printTools prints the tools/list result of m (`./prog --mcp-tools`),
 // without starting any pool (nothing is called).
 func printTools(m *manifest.Manifest, w, log io.Writer) error {
-	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, nil, log)
+	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, nil, nil, "", log)
 	out, err := indentJSON(srv.ListResult())
 	if err != nil {
 		return err

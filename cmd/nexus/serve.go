@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/router"
 	"github.com/nexus-run/nexus/manifest"
@@ -52,6 +53,7 @@ func serveCommand() *cli.Command {
 			tuneGC()
 			rt, err := router.New(ms, router.Options{
 				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr, Audit: acc.audit,
+				Observe: observe.NewHub(),
 			})
 			if err != nil {
 				acc.close()

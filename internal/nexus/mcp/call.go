@@ -8,6 +8,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 )
 
@@ -77,12 +78,18 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	cred := guard.CredentialOf(ctx)
 	var name string
 	outcome := guard.OutcomeError
+	// seen is the call's outcome as the observers count it (observe), and
+	// failure the message of a failed command.
+	seen, failure := observe.BadArguments, ""
 	defer func() {
 		// A bug in the server must not kill it: it ends this call only.
 		if p := recover(); p != nil {
 			out, outcome = m.Fail(internal("tools/call: %v", p)), guard.OutcomeError
+			seen, failure = observe.ToolError, "internal error"
 		}
 		s.audit.Call(cred.String(), s.prog(name), name, start, outcome)
+		s.observe.Done(observe.Call{Program: s.prog(name), Tool: name, Transport: s.transport, Protocol: version,
+			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
 	}()
 	// Binding reads the arguments while a large message's check runs; the
 	// call runs only once the message is known to be JSON.
@@ -112,7 +119,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	case bad != nil:
 		return m.Fail(bad)
 	case denied != "":
-		outcome = guard.OutcomeIsError
+		outcome, seen = guard.OutcomeIsError, observe.Denied
 		return m.ResultJSON(toolResult(version, denied, nil, true))
 	case badArgs != nil:
 		out, isResult := argsFailure(m, badArgs, version)
@@ -128,9 +135,10 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 	res, err := s.run(ctx, c)
 	if err != nil {
 		outcome = guard.OutcomeIsError
+		seen, failure = observe.FailureOutcome(err), err.Error()
 		return m.ResultJSON(toolResult(version, err.Error(), nil, true))
 	}
-	outcome = guard.OutcomeOK
+	outcome, seen = guard.OutcomeOK, observe.OK
 	if res.Mime != "" {
 		return m.ResultJSON(mediaResult(version, c.t.Name, res))
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -76,6 +77,10 @@ type Options struct {
 	// Program names the program a tool is from, in the audit log; nil
 	// means the server's name.
 	Program func(tool string) string
+	// Observe, when set, is told of every tools/call that ends, which
+	// came by Transport (observe.Stdio or observe.HTTP).
+	Observe   *observe.Hub
+	Transport string
 }
 
 // Server serves a set of tools. It holds no per-client state (a Session
@@ -91,13 +96,17 @@ type Server struct {
 	all      []*tool.Tool
 	audit    *guard.Audit
 	prog     func(tool string) string
+	// observe is told of each call's end; transport is how calls come.
+	observe   *observe.Hub
+	transport string
 }
 
 // NewServer returns a server named name (the program's name, shown to
 // clients as serverInfo.name) that serves tools.
 func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 	s := &Server{name: name, tools: tool.NewSet(tools, tool.Options{CallTimeout: opts.CallTimeout}),
-		lists: map[tool.ListForm][]byte{}, all: tools, audit: opts.Audit, prog: opts.Program}
+		lists: map[tool.ListForm][]byte{}, all: tools, audit: opts.Audit, prog: opts.Program,
+		observe: opts.Observe, transport: opts.Transport}
 	if s.prog == nil {
 		s.prog = func(string) string { return name }
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/health"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
@@ -49,6 +50,9 @@ type Options struct {
 	// Audit, when set, gets a line for every call, by MCP or the JSON
 	// API.
 	Audit *guard.Audit
+	// Observe, when set, is told of every call that ends, by MCP or the
+	// JSON API.
+	Observe *observe.Hub
 }
 
 // Routes says what a Router serves, for a 404.
@@ -63,6 +67,7 @@ type Router struct {
 	health   *health.Handler
 	mux      *http.ServeMux
 	audit    *guard.Audit
+	observe  *observe.Hub
 }
 
 // served is one program served by a Router.
@@ -78,7 +83,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit}
+	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit, observe: opts.Observe}
 	var all []*tool.Tool
 	var reported []health.Program
 	for _, m := range ms {
@@ -98,7 +103,8 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	}
 	rt.tools = tool.NewSet(all, opts.Calls)
 	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{
-		CallTimeout: opts.Calls.CallTimeout, Audit: opts.Audit, Program: moduleOf}), opts.HTTP)
+		CallTimeout: opts.Calls.CallTimeout, Audit: opts.Audit, Program: moduleOf,
+		Observe: opts.Observe, Transport: observe.HTTP}), opts.HTTP)
 	rt.health = health.New(reported, rt.mcp.Sessions)
 	rt.mux = http.NewServeMux()
 	rt.mux.Handle("/mcp", rt.mcp)
@@ -174,7 +180,12 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 	outcome := guard.OutcomeError
 	cred := guard.CredentialOf(r.Context())
 	name := module + Separator + command
-	defer func() { rt.audit.Call(cred.String(), module, name, start, outcome) }()
+	seen, failure := observe.BadArguments, ""
+	defer func() {
+		rt.audit.Call(cred.String(), module, name, start, outcome)
+		rt.observe.Done(observe.Call{Program: module, Tool: name, Transport: observe.JSONAPI,
+			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
+	}()
 	if rt.byModule[module] == nil {
 		form.fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
 		return
@@ -185,6 +196,7 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		return
 	}
 	if cred != nil && !cred.MayCall(name) {
+		seen = observe.Denied
 		form.fail(w, http.StatusForbidden, cred.Denied(name))
 		return
 	}
@@ -215,10 +227,13 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		return
 	}
 	res, err := rt.tools.Call(pool.RefuseWhileRecovering(r.Context()), name, named)
+	if err != nil && !errors.As(err, &bad) {
+		seen, failure = observe.FailureOutcome(err), err.Error()
+	}
 	var down *pool.UnavailableError
 	switch {
 	case err == nil:
-		outcome = guard.OutcomeOK
+		outcome, seen = guard.OutcomeOK, observe.OK
 		writeResult(w, res, form.wrap)
 	case errors.As(err, &bad):
 		form.fail(w, http.StatusBadRequest, bad.Msg)
