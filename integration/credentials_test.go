@@ -323,7 +323,7 @@ func TestHTTPCredentialsRevokedMidLoad(t *testing.T) {
 	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	s.waitStderr("SIGHUP: 1 credentials in force")
+	s.waitStderr(`msg="SIGHUP: credentials reloaded" credentials=1`)
 	mu.Lock()
 	reloadDone = true
 	mu.Unlock()

@@ -205,7 +205,7 @@ func TestDaemonAPI(t *testing.T) {
 	socket := filepath.Join(t.TempDir(), "calc.sock")
 	const app = "https://app.example:8443"
 	s := startHTTP(t, p.tmp, nil, "serve", p.launcher, "--socket", socket, "--cors-origin", app, "--recovery-window", "10m")
-	s.waitStderr("on unix socket " + socket)
+	s.waitStderr("socket=" + socket)
 	if fi, err := os.Stat(socket); err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the socket %s: %v, mode %v; want a socket of mode 0600", socket, err, fi.Mode())
 	}
@@ -402,7 +402,7 @@ func TestDaemonSocketOnly(t *testing.T) {
 	s.over = func() bool { return s.exited && s.stderrEOF }
 	s.dump = func() string { return "stderr:\n" + s.stderrText() }
 	s.start(t, cmd)
-	s.waitStderr("on unix socket " + socket)
+	s.waitStderr("socket=" + socket)
 	if strings.Contains(s.stderrText(), "http://") {
 		t.Errorf("--socket alone listens on TCP too:\n%s", s.stderrText())
 	}

@@ -120,8 +120,10 @@ type httpServer struct {
 	listen string
 }
 
-// servingLine is how a server says where it listens.
-var servingLine = regexp.MustCompile(`nexus: serving .* on http://(\S+)\n`)
+// servingLine is how a server says where it listens: its log's line
+// msg=serving, in the text format (msg=serving ... url=http://...) or in
+// JSON ("msg":"serving",...,"url":"http://...").
+var servingLine = regexp.MustCompile(`"?msg"?[=:]"?serving\b.*"?url"?[=:]"?http://([^\s"]+)`)
 
 // startHTTP runs nexus with args followed by `--http-port 0`, with TMPDIR
 // set to tmp and env added, and waits until it says where it listens.
@@ -992,7 +994,7 @@ func (a *async) ended() bool {
 func (s *httpServer) waitHold(name string, call *async) {
 	s.t.Helper()
 	s.waitFor("hold "+name+" to begin", func() bool {
-		return strings.Contains(s.stderr.String(), "hold started "+name+"\n") || call.ended()
+		return strings.Contains(s.stderr.String(), poolLine("hold started "+name)) || call.ended()
 	})
 	if call.ended() {
 		r, err := call.result()
@@ -1141,7 +1143,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 			if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
-			s.waitStderr("nexus: stopping")
+			s.waitStderr("stopping: ")
 			if s.hasExited() {
 				t.Fatalf("the server exited with a call in flight\nstderr:\n%s", s.stderrText())
 			}

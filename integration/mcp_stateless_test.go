@@ -64,7 +64,7 @@ func TestMCPStatelessGoSDK(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		checkStatelessCalls(t, cs, "hold", func(name string) {
-			srv.waitFor("hold "+name+" to begin", func() bool { return strings.Contains(srv.stderr.String(), "hold started "+name+"\n") })
+			srv.waitFor("hold "+name+" to begin", func() bool { return strings.Contains(srv.stderr.String(), poolLine("hold started "+name)) })
 		})
 		if err := cs.Close(); err != nil {
 			t.Errorf("close: %v", err)
@@ -149,10 +149,11 @@ func checkStatelessCalls(t *testing.T, cs *mcp.ClientSession, hold string, waitS
 	}
 }
 
-// waitStderr waits, up to hangGuard, until stderr() holds line.
+// waitStderr waits, up to hangGuard, until stderr() holds line, a line a
+// pool printed, as the server logs it (poolLine).
 func waitStderr(t *testing.T, stderr func() string, line string) {
 	t.Helper()
-	for deadline := time.Now().Add(hangGuard); !strings.Contains(stderr(), line+"\n"); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(hangGuard); !strings.Contains(stderr(), poolLine(line)); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %q on stderr after %v:\n%s", line, hangGuard, stderr())
 		}

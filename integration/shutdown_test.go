@@ -183,7 +183,7 @@ func TestShutdownSecondSignal(t *testing.T) {
 			p := p.in(t)
 			h := startHung(t, p, kind, "--shutdown-grace", "1h")
 			h.signal(t, syscall.SIGINT)
-			h.w.waitStderr("nexus: stopping")
+			h.w.waitStderr("stopping: ")
 			if h.w.hasExited() {
 				t.Fatalf("the server exited at the first signal with a call in flight and an hour of grace\n%s", h.w.dump())
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -145,10 +146,10 @@ func (a *access) reloadOnHangup(ctx context.Context) {
 			case <-hup:
 				cs, err := a.creds.Reload()
 				if err != nil {
-					fmt.Fprintf(os.Stderr, "nexus: SIGHUP: keeping the credentials in force: %v\n", err)
+					oplog.Warn("SIGHUP: keeping the credentials in force", "error", err.Error())
 					continue
 				}
-				fmt.Fprintf(os.Stderr, "nexus: SIGHUP: %d credentials in force\n", cs.Len())
+				oplog.Info("SIGHUP: credentials reloaded", "credentials", cs.Len())
 			}
 		}
 	}()
@@ -156,7 +157,7 @@ func (a *access) reloadOnHangup(ctx context.Context) {
 
 // serverFlags are the flags of every server: nexus mcp and nexus serve.
 func serverFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "http-host", Value: "127.0.0.1", Usage: "the address to listen on (`HOST`); beyond loopback it needs a token or --allow-no-auth"},
 		&cli.StringFlag{Name: "auth-token", Usage: "require `TOKEN` (at least 16 characters) as Authorization: Bearer (or X-API-Key) on every HTTP request [$" + tokenEnv + "]"},
 		&cli.StringFlag{Name: "auth-file", Usage: "require one of the credentials in `FILE` (JSON, see docs/mcp.md) as Authorization: Bearer or X-API-Key; SIGHUP re-reads it"},
@@ -172,7 +173,7 @@ func serverFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-conns", Value: guard.DefaultMaxConns, Usage: "at most `N` HTTP connections open at once; more are answered 503"},
 		&cli.DurationFlag{Name: "timeout", Value: tool.DefaultCallTimeout, Usage: "bound on each tool call (`DURATION`, e.g. 30s or 2h; 0 for none)"},
 		&cli.IntFlag{Name: "pool-calls", Value: pool.DefaultMaxCalls, Usage: "at most `N` calls in flight in each pool; more wait"},
-	}
+	}, logFlags()...)
 }
 
 // serverGC is the garbage collector's target for servers (GOGC), unless
@@ -200,7 +201,7 @@ func callOptions(c *cli.Context) tool.Options {
 func poolOptions(c *cli.Context) pool.Options {
 	// --recovery-window is nexus serve's alone; elsewhere it reads 0,
 	// the default.
-	return pool.Options{Stderr: os.Stderr, MaxCalls: c.Int("pool-calls"), RecoveryWindow: c.Duration("recovery-window")}
+	return pool.Options{Stderr: os.Stderr, Log: oplog, MaxCalls: c.Int("pool-calls"), RecoveryWindow: c.Duration("recovery-window")}
 }
 
 func httpOptions(c *cli.Context) mcp.HTTPOptions {
@@ -219,7 +220,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 		return err
 	}
 	prog := program.New(m, poolOptions(c))
-	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, observe.NewHub(), observe.HTTP, os.Stderr), httpOptions(c))
+	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, newHub(c), observe.HTTP, oplog), httpOptions(c))
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -231,7 +232,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	}
 	ctx, stop := onSignals(closeAll)
 	defer stop()
-	prog.StartPools(ctx, os.Stderr)
+	prog.StartPools(ctx, oplog)
 	return serveHTTP(ctx, c, acc, mux, hh, "MCP at /mcp", closeAll)
 }
 
@@ -266,7 +267,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 	type listener struct {
 		ln     net.Listener
 		policy *guard.Policy
-		where  string // for the line saying where it listens
+		where  slog.Attr // for the line saying where it listens: url or socket
 	}
 	var lns []listener
 	closeAll := func() {
@@ -297,7 +298,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 		// Shown as asked (0.0.0.0, not the [::] Go listens on), with the
 		// port that 0 picked.
 		_, port, _ := net.SplitHostPort(ln.Addr().String())
-		lns = append(lns, listener{ln, policy, "http://" + net.JoinHostPort(c.String("http-host"), port)})
+		lns = append(lns, listener{ln, policy, slog.String("url", "http://"+net.JoinHostPort(c.String("http-host"), port))})
 	}
 	if socket != "" {
 		policy, err := newPolicy("", true)
@@ -313,7 +314,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 			return err
 		}
 		defer removeSocket(socket, ln)
-		lns = append(lns, listener{ln, policy, "unix socket " + socket})
+		lns = append(lns, listener{ln, policy, slog.String("socket", socket)})
 	}
 	callTimeout := c.Duration("timeout")
 	const headerTimeout = 10 * time.Second
@@ -338,7 +339,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 			srv.WriteTimeout = callTimeout + time.Minute
 		}
 		srvs = append(srvs, srv)
-		fmt.Fprintf(os.Stderr, "nexus: serving %s on %s\n", what, l.where)
+		oplog.LogAttrs(context.Background(), slog.LevelInfo, "serving", slog.String("serves", what), l.where)
 	}
 	grace := c.Duration("shutdown-grace")
 	acc.reloadOnHangup(ctx)
@@ -426,7 +427,7 @@ func drain(hh *health.Handler, d time.Duration, served <-chan error) error {
 		return nil
 	}
 	hh.Drain()
-	fmt.Fprintf(os.Stderr, "nexus: stopping: GET %s reports draining for %v before the server stops accepting\n", health.Path, d)
+	oplog.Info("stopping: GET "+health.Path+" reports draining before the server stops accepting", "drain", d.String())
 	select {
 	case err := <-served:
 		return err
@@ -453,7 +454,7 @@ func drainHTTP(srvs []*http.Server, grace time.Duration, cancel func()) error {
 	wg.Wait()
 	err := errors.Join(errs...)
 	if errors.Is(err, context.DeadlineExceeded) {
-		fmt.Fprintf(os.Stderr, "nexus: stopping: cancelling the calls still running after %v\n", grace)
+		oplog.Warn("stopping: cancelling the calls still running", "grace", grace.String())
 		cancel()
 		for i, srv := range srvs {
 			errs[i] = srv.Close()

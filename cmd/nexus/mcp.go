@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -44,6 +45,9 @@ func mcpCommand() *cli.Command {
 			if err := checkBounds(c); err != nil {
 				return err
 			}
+			if err := serverLog(c); err != nil {
+				return err
+			}
 			m, err := manifest.Load(c.Args().First())
 			if err != nil {
 				return err
@@ -63,7 +67,7 @@ func mcpCommand() *cli.Command {
 					return usageError{fmt.Errorf("--%s needs --http-port or --socket", name)}
 				}
 			}
-			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c))
+			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c), newHub(c))
 		},
 	}
 }
@@ -89,7 +93,7 @@ func stdioOptions(c *cli.Context) mcp.StdioOptions {
 
 // serveStdio serves program m over stdio until stdin ends or a signal
 // comes, then stops the pools (see onSignals).
-func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sopts mcp.StdioOptions) error {
+func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sopts mcp.StdioOptions, hub *observe.Hub) error {
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -103,8 +107,8 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	defer prog.Close() // first, with a second signal still watched
 	sayStopping(ctx, sopts.Grace)
 
-	prog.StartPools(ctx, os.Stderr)
-	srv := newServer(prog, opts, nil, observe.NewHub(), observe.Stdio, os.Stderr)
+	prog.StartPools(ctx, oplog)
+	srv := newServer(prog, opts, nil, hub, observe.Stdio, oplog)
 	steptrace.Mark("tool table built")
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {
@@ -115,11 +119,12 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 
 // newServer makes the MCP server of prog, which writes its calls to audit
 // (nil: nowhere) and tells hub of each (nil: no one), calls that come by
-// transport, and reports the commands it cannot serve on log.
-func newServer(prog *program.Program, opts tool.Options, audit *guard.Audit, hub *observe.Hub, transport string, log io.Writer) *mcp.Server {
+// transport, and reports the commands it cannot serve on log, a record
+// (one line) each.
+func newServer(prog *program.Program, opts tool.Options, audit *guard.Audit, hub *observe.Hub, transport string, log *slog.Logger) *mcp.Server {
 	tools, skipped := prog.Tools("")
 	for _, s := range skipped {
-		fmt.Fprintf(log, "nexus: %s\n", s)
+		log.Warn(s.String(), "program", prog.Manifest.Name)
 	}
 	return mcp.NewServer(prog.Manifest.Name, tools, mcp.Options{CallTimeout: opts.CallTimeout, Audit: audit,
 		Observe: hub, Transport: transport})
@@ -128,7 +133,7 @@ func newServer(prog *program.Program, opts tool.Options, audit *guard.Audit, hub
 // printTools prints the tools/list result of m (`./prog --mcp-tools`),
 // without starting any pool (nothing is called).
 func printTools(m *manifest.Manifest, w, log io.Writer) error {
-	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, nil, nil, "", log)
+	srv := newServer(program.New(m, pool.Options{}), tool.Options{}, nil, nil, "", slog.New(plainHandler{log}))
 	out, err := indentJSON(srv.ListResult())
 	if err != nil {
 		return err

@@ -2,11 +2,9 @@ package main
 
 import (
 	"errors"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/router"
 	"github.com/nexus-run/nexus/manifest"
@@ -38,6 +36,9 @@ func serveCommand() *cli.Command {
 			if err := checkBounds(c); err != nil {
 				return err
 			}
+			if err := serverLog(c); err != nil {
+				return err
+			}
 			var ms []*manifest.Manifest
 			for _, path := range c.Args().Slice() {
 				m, err := manifest.Load(path)
@@ -52,8 +53,8 @@ func serveCommand() *cli.Command {
 			}
 			tuneGC()
 			rt, err := router.New(ms, router.Options{
-				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr, Audit: acc.audit,
-				Observe: observe.NewHub(),
+				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: oplog, Audit: acc.audit,
+				Observe: newHub(c),
 			})
 			if err != nil {
 				acc.close()

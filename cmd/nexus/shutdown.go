@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"sync"
@@ -75,7 +74,7 @@ func onSignals(kill func()) (ctx context.Context, stop func()) {
 			return
 		}
 		close(hard)
-		fmt.Fprintln(os.Stderr, "nexus: stopping now: killing the pools")
+		oplog.Warn("stopping now: killing the pools")
 		killed := make(chan struct{})
 		go func() {
 			kill()
@@ -117,7 +116,7 @@ func sayStopping(ctx context.Context, grace time.Duration) {
 // calls in flight now get grace to finish.
 func sayFinishing(ctx context.Context, grace time.Duration) {
 	if context.Cause(ctx) == errSignal {
-		fmt.Fprintf(os.Stderr, "nexus: stopping: finishing the calls in flight (up to %v; a second signal stops at once)\n", grace)
+		oplog.Info("stopping: finishing the calls in flight (a second signal stops at once)", "grace", grace.String())
 	}
 }
 

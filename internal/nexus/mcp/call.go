@@ -128,7 +128,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		}
 		return out
 	}
-	ctx, endProgress := startProgress(ctx, progressToken(c.meta), version)
+	ctx, endProgress := startProgress(observe.WithTool(ctx, name), progressToken(c.meta), version)
 	// Deferred, so that it runs on a panic too, and before the caller
 	// sends the reply: nothing of the call may follow it.
 	defer endProgress()

@@ -138,3 +138,19 @@ func (r *Recent) List() []Call {
 	}
 	return out
 }
+
+// toolKey is the context key of the tool a call runs.
+type toolKey struct{}
+
+// WithTool returns ctx marked as running the tool called name, so that
+// what happens below it (a pool's output while it is the pool's only
+// call) can be told apart by tool.
+func WithTool(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, toolKey{}, name)
+}
+
+// ToolOf returns the tool ctx runs (WithTool), "" when none is known.
+func ToolOf(ctx context.Context) string {
+	name, _ := ctx.Value(toolKey{}).(string)
+	return name
+}

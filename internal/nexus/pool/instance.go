@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/progress"
 	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
@@ -96,7 +97,7 @@ type instance struct {
 func newInstance(sp *supervised) *instance {
 	inst := &instance{
 		sp:      sp,
-		sink:    newStderrSink(sp.sup.stderr),
+		sink:    newStderrSink(sp.sup.stderr, sp.sup.m.Name, sp.lang),
 		stopped: make(chan struct{}),
 	}
 	inst.life, inst.endLife = context.WithCancel(context.Background())
@@ -251,6 +252,7 @@ func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
 	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
 	c := &pending{}
+	inst.sink.begin(c, f.Name, observe.ToolOf(ctx))
 	report := progress.From(ctx)
 	id, sc := inst.calls.register()
 	if id == 0 { // the stream has ended, or the pool does not serve it
@@ -309,6 +311,7 @@ func (inst *instance) await(ctx context.Context, f *manifest.Function, c *pendin
 
 // finish counts call c out of the instance and gives its slot back.
 func (inst *instance) finish(c *pending) {
+	inst.sink.end(c)
 	inst.sp.finished(inst, c)
 	<-inst.sp.slots
 }

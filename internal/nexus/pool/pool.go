@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"sync"
@@ -60,6 +61,11 @@ type Options struct {
 	// standard output goes). Nil means os.Stderr. Writes come from several
 	// goroutines, serialized, one or more whole lines each.
 	Stderr io.Writer
+	// Log, when set, receives the pools' stderr instead, a record a line
+	// (PoolOutput) with the pool's program and language and, when known,
+	// the call's tool and function; and what the supervisor notices
+	// itself. Nil: the lines go to Stderr as they are (nexus run).
+	Log *slog.Logger
 	// StartTimeout bounds a pool's start, from launch to handshake.
 	// Zero means DefaultStartTimeout.
 	StartTimeout time.Duration
@@ -124,7 +130,7 @@ func New(m *manifest.Manifest, opts Options) *Supervisor {
 	return &Supervisor{
 		m:      m,
 		opts:   opts,
-		stderr: &lineWriter{out: opts.Stderr},
+		stderr: &lineWriter{out: opts.Stderr, log: opts.Log},
 		pools:  map[string]*supervised{},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 
 	"google.golang.org/grpc/codes"
@@ -219,7 +220,8 @@ func (cs *callStream) route(a *proto.CallAnswer) {
 	cs.mu.Unlock()
 	if c == nil {
 		if _, last := a.Event.(*proto.CallAnswer_Reply); last {
-			cs.inst.sp.sup.stderr.writeLine(fmt.Appendf(nil, "nexus: the %s pool answered call %d, which is not in flight; the answer is ignored\n", cs.inst.sp.name(), a.Id))
+			cs.inst.sp.sup.stderr.warn(fmt.Sprintf("the %s pool answered call %d, which is not in flight; the answer is ignored", cs.inst.sp.name(), a.Id),
+				slog.String("program", cs.inst.sp.sup.m.Name), slog.String("language", cs.inst.sp.name()))
 		}
 		return
 	}

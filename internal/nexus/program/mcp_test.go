@@ -3,6 +3,7 @@ package program
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,11 +123,11 @@ func TestStartPoolsLeavesServers(t *testing.T) {
 	var log pooltest.Buffer
 	p := New(loud(t, 60000), pool.Options{Stderr: &log})
 	defer p.Close()
-	<-p.StartPools(context.Background(), &log)
+	<-p.StartPools(context.Background(), slog.New(slog.NewTextHandler(&log, nil)))
 	if got := states(p); got != "python running" {
 		t.Errorf("after StartPools: %s, want python running\n%s", got, log.String())
 	}
-	if strings.Contains(log.String(), "nexus: ") || strings.Contains(log.String(), "everything: ") {
+	if strings.Contains(log.String(), "level=WARN") || strings.Contains(log.String(), "everything: ") {
 		t.Errorf("StartPools reported a failure or started the MCP server:\n%s", log.String())
 	}
 }

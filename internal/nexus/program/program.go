@@ -13,8 +13,7 @@ package program
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
+	"log/slog"
 
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
 	"github.com/nexus-run/nexus/internal/nexus/mcpsrc"
@@ -76,13 +75,13 @@ func (p *Program) Tools(prefix string) ([]*tool.Tool, []tool.Skipped) {
 // pool, and a pool's start, the longest step of a server's start,
 // overlaps the rest of it. It returns once every pool's process has been
 // launched (pool.Supervisor.Launch), so a server calls it first, before
-// building its tools. A pool that fails to start is reported on log
+// building its tools. A pool that fails to start is reported on log, at warn
 // (unless ctx ended), and started again by the first call that needs it,
 // which reports the failure to its caller (a start that Close cuts short
 // is not reported). The channel returned is closed
 // once every pool is running or has failed to start; a server need not
 // wait for it.
-func (p *Program) StartPools(ctx context.Context, log io.Writer) <-chan struct{} {
+func (p *Program) StartPools(ctx context.Context, log *slog.Logger) <-chan struct{} {
 	langs := make([]string, len(p.Manifest.Pools))
 	for i, pl := range p.Manifest.Pools {
 		langs[i] = pl.Lang
@@ -95,7 +94,7 @@ func (p *Program) StartPools(ctx context.Context, log io.Writer) <-chan struct{}
 		// failure to report.
 		err := <-started
 		if err != nil && ctx.Err() == nil && !errors.Is(err, pool.ErrClosed) {
-			fmt.Fprintf(log, "nexus: %v\n", err)
+			log.Warn("a pool did not start", "program", p.Manifest.Name, "error", err.Error())
 		}
 	}()
 	return done

@@ -3,6 +3,7 @@ package program
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func TestStartPools(t *testing.T) {
 	var log pooltest.Buffer
 	p := New(twice(t), pool.Options{Stderr: &log})
 	defer p.Close()
-	<-p.StartPools(context.Background(), &log)
+	<-p.StartPools(context.Background(), slog.New(slog.NewTextHandler(&log, nil)))
 	if got := states(p); got != "python running" {
 		t.Errorf("after StartPools: %s, want python running\n%s", got, log.String())
 	}
@@ -108,8 +109,8 @@ func TestStartPoolsReportsFailure(t *testing.T) {
 	var log pooltest.Buffer
 	p := New(m, pool.Options{Stderr: &log})
 	defer p.Close()
-	<-p.StartPools(context.Background(), &log)
-	if !strings.Contains(log.String(), "nexus: ") || !strings.Contains(log.String(), "no-such-interpreter") {
+	<-p.StartPools(context.Background(), slog.New(slog.NewTextHandler(&log, nil)))
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "no-such-interpreter") {
 		t.Errorf("log: got %q, want the failed start", log.String())
 	}
 	tools, _ := p.Tools("")
@@ -127,12 +128,12 @@ func TestStartPoolsReportsFailure(t *testing.T) {
 func TestStartPoolsCutShortByClose(t *testing.T) {
 	var log pooltest.Buffer
 	p := New(twice(t), pool.Options{Stderr: &log})
-	done := p.StartPools(context.Background(), &log)
+	done := p.StartPools(context.Background(), slog.New(slog.NewTextHandler(&log, nil)))
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
 	<-done
-	if strings.Contains(log.String(), "nexus: ") {
+	if strings.Contains(log.String(), "level=WARN") {
 		t.Errorf("log: got %q, want nothing reported for a start that Close cut short", log.String())
 	}
 }

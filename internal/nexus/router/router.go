@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"slices"
@@ -44,9 +45,9 @@ type Options struct {
 	Calls tool.Options
 	HTTP  mcp.HTTPOptions
 	Pool  pool.Options
-	// Log receives a line for each command that cannot be a tool.
-	// Nil means io.Discard.
-	Log io.Writer
+	// Log receives a record (at warn) for each command that cannot be a
+	// tool. Nil means none.
+	Log *slog.Logger
 	// Audit, when set, gets a line for every call, by MCP or the JSON
 	// API.
 	Audit *guard.Audit
@@ -81,7 +82,7 @@ type served struct {
 // name, which must differ. It starts no pool.
 func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	if opts.Log == nil {
-		opts.Log = io.Discard
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit, observe: opts.Observe}
 	var all []*tool.Tool
@@ -93,7 +94,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 		p := &served{Program: program.New(m, opts.Pool), module: m.Name}
 		tools, skipped := p.Tools(m.Name + Separator)
 		for _, s := range skipped {
-			fmt.Fprintf(opts.Log, "nexus: %s: %s\n", m.Name, s)
+			opts.Log.Warn(s.String(), "program", m.Name)
 		}
 		p.tools = tools
 		all = append(all, tools...)
@@ -226,7 +227,7 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		form.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	res, err := rt.tools.Call(pool.RefuseWhileRecovering(r.Context()), name, named)
+	res, err := rt.tools.Call(pool.RefuseWhileRecovering(observe.WithTool(r.Context(), name)), name, named)
 	if err != nil && !errors.As(err, &bad) {
 		seen, failure = observe.FailureOutcome(err), err.Error()
 	}
