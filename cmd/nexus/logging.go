@@ -37,12 +37,15 @@ func logFlags() []cli.Flag {
 
 // serverLog sets oplog up from the log flags of c (or their variables),
 // on stderr. A format or level it does not know is a usage error.
-func serverLog(c *cli.Context) error {
+func serverLog(c *cli.Context) error { return setupLog(c, os.Stderr) }
+
+// setupLog is serverLog writing to w.
+func setupLog(c *cli.Context, w io.Writer) error {
 	level, err := logs.ParseLevel(c.String("log-level"))
 	if err != nil {
 		return usageError{fmt.Errorf("--log-level: %w", err)}
 	}
-	l, err := logs.New(os.Stderr, c.String("log-format"), level)
+	l, err := logs.New(w, c.String("log-format"), level)
 	if err != nil {
 		return usageError{fmt.Errorf("--log-format: %w", err)}
 	}
