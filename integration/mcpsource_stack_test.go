@@ -330,7 +330,7 @@ func TestMCPToolsThroughLauncher(t *testing.T) {
 	if err := gw.close(); err != nil {
 		t.Errorf("close: %v\n%s", err, gw.stderr)
 	}
-	if strings.Contains(gw.stderr.String(), "nexus: ") {
+	if log := gw.stderr.String(); strings.Contains(log, "level=WARN") || strings.Contains(log, "level=ERROR") {
 		t.Errorf("nexus mcp reported a failure (an mcp pool started?):\n%s", gw.stderr)
 	}
 	s.stop()

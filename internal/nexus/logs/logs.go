@@ -10,11 +10,13 @@
 package logs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nexus-run/nexus/internal/nexus/observe"
@@ -105,4 +107,41 @@ func LogCall(log *slog.Logger, c observe.Call) {
 		attrs = append(attrs, slog.String("error", c.Error))
 	}
 	log.LogAttrs(context.Background(), CallLevel, CallMessage, attrs...)
+}
+
+// Lines returns a writer that logs each line written to it as a record
+// of msg at info, the line (without its newline) in the attribute
+// "line": for output of processes nexus runs (the stdio MCP servers a
+// program calls) that would otherwise be lines of another format among
+// the log's. A line split across writes is logged once complete.
+func Lines(log *slog.Logger, msg string) io.Writer {
+	return &lines{log: log, msg: msg}
+}
+
+type lines struct {
+	log *slog.Logger
+	msg string
+
+	mu      sync.Mutex
+	partial []byte
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			l.partial = append(l.partial, rest...)
+			break
+		}
+		line := rest[:i]
+		if len(l.partial) > 0 {
+			line = append(l.partial, line...)
+			l.partial = l.partial[:0]
+		}
+		rest = rest[i+1:]
+		l.log.LogAttrs(context.Background(), slog.LevelInfo, l.msg, slog.String("line", string(bytes.TrimSuffix(line, []byte("\r")))))
+	}
+	return len(p), nil
 }

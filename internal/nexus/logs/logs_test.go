@@ -103,3 +103,20 @@ func TestCallLine(t *testing.T) {
 		t.Errorf("call lines at warn: %q", b.String())
 	}
 }
+
+func TestLines(t *testing.T) {
+	var b bytes.Buffer
+	l, _ := New(&b, Text, slog.LevelInfo)
+	w := Lines(l.With("program", "demo"), "mcp server output")
+	w.Write([]byte("work: one\nwork: t"))
+	w.Write([]byte("wo\r\n"))
+	got := strings.ReplaceAll(b.String(), "\n", "|")
+	for _, want := range []string{`msg="mcp server output" program=demo line="work: one"|`, `line="work: two"|`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q: %s", want, got)
+		}
+	}
+	if strings.Count(b.String(), "\n") != 2 {
+		t.Errorf("want two records: %s", b.String())
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 
 	"github.com/nexus-run/nexus/internal/nexus/dispatch"
+	"github.com/nexus-run/nexus/internal/nexus/logs"
 	"github.com/nexus-run/nexus/internal/nexus/mcpsrc"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
@@ -38,14 +39,22 @@ type Program struct {
 }
 
 // New returns the stack of program m, whose pools run with opts; stdio MCP
-// servers' stderr goes where the pools' does. It starts no pool and
-// connects to no server.
+// servers' stderr goes where the pools' does (to opts.Log, a record a
+// line, when set). It starts no pool and connects to no server.
 func New(m *manifest.Manifest, opts pool.Options) *Program {
 	sup := pool.New(m, opts)
-	servers := mcpsrc.NewCaller(m, opts.Stderr)
+	stderr := opts.Stderr
+	if opts.Log != nil {
+		stderr = logs.Lines(opts.Log.With(slog.String("program", m.Name)), MCPServerOutput)
+	}
+	servers := mcpsrc.NewCaller(m, stderr)
 	return &Program{Manifest: m, Pools: sup, Servers: servers,
 		Dispatcher: &dispatch.Dispatcher{M: m, Pools: route{pools: sup, servers: servers}}}
 }
+
+// MCPServerOutput is the message of the log records that carry a line a
+// stdio MCP server printed on stderr (prefixed with the server's name).
+const MCPServerOutput = "mcp server output"
 
 // Caller runs any sourced function of the program: a tool of an MCP server
 // through Servers, any other function in its pool through Pools.
