@@ -55,7 +55,9 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 	args := []string{c.server, launcher, "--http-port", "0", "--pool-calls", strconv.Itoa(c.poolCalls)}
 	cmd := exec.Command(nexus, args...)
 	cmd.Dir = filepath.Dir(launcher)
-	cmd.Env = append(os.Environ(), profiler.Env)
+	// Without a line per call: the whole stderr is kept for the report,
+	// and the load would grow it by a line a call.
+	cmd.Env = append(os.Environ(), profiler.Env, "NEXUS_LOG_CALLS=false")
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -64,7 +66,7 @@ func startNexus(ctx context.Context, c config, nexus, launcher string) (*nexusSe
 		return nil, err
 	}
 	s := &nexusServer{cmd: cmd, stderr: &pooltest.Buffer{}, exited: make(chan error, 1)}
-	serving := regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
+	serving := regexp.MustCompile(`msg=serving .*url=(http://\S+)`) // nexus's log line saying where it listens
 	type addrs struct{ base, debug string }
 	ready := make(chan addrs, 1)
 	go func() {

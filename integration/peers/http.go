@@ -32,9 +32,9 @@ type httpServer struct {
 }
 
 // serving is the line every server prints on stderr once it listens:
-// nexus's own ("nexus: serving MCP at /mcp on http://127.0.0.1:PORT"), which
-// the peers copy.
-var serving = regexp.MustCompile(`serving MCP at (/\S*) on (http://\S+)`)
+// nexus's log line (msg=serving serves="MCP at /mcp" url=http://127.0.0.1:PORT)
+// or the peers' ("peer: serving MCP at /mcp on http://127.0.0.1:PORT").
+var serving = regexp.MustCompile(`serving"? ?(?:serves=")?MCP at (/[^\s"]*)"? (?:on |url=)(http://\S+)`)
 
 // startHTTP starts argv in dir (in a process group of its own) and waits
 // up to a minute for the address it prints.

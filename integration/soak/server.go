@@ -39,7 +39,8 @@ type server struct {
 	deaths map[string][]time.Time // per language: when a fault killed its pool
 }
 
-var servingLine = regexp.MustCompile(`nexus: serving .* on (http://\S+)`)
+// servingLine is nexus's log line saying where it listens (msg=serving).
+var servingLine = regexp.MustCompile(`msg=serving .*url=(http://\S+)`)
 
 // startServer starts `nexus mcp LAUNCHER --timeout T`, over HTTP on a
 // free loopback port when overHTTP is set, and waits until it is ready.
