@@ -376,3 +376,64 @@ func TestLogsNoSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestLogsNoSecretsOfSources: a program that calls an MCP server over
+// HTTP with a @bearer token and one over stdio with an @env NAME=VALUE,
+// served by nexus mcp over HTTP at the debug level in JSON, called
+// through both: neither the token nor the value is in its log (the stdio
+// server's own log lines included) or in the HTTP server's.
+func TestLogsNoSecretsOfSources(t *testing.T) {
+	served := build(t, logsProgram)
+	const token, envValue = "bearer-61c0-secret-0123456789", "envsecret-3f9a-0123456789"
+	s := startHTTP(t, served.tmp, nil, "mcp", served.launcher, "--auth-token", token, "--log-level", "debug")
+	t.Setenv("LOGS_BEARER", token)
+	p := build(t, files{"main.loc": fmt.Sprintf(`
+module gate (viaHTTP, viaStdio)
+
+--' @bearer LOGS_BEARER
+source MCP from "%s/mcp" ("add" as addHTTP)
+
+--' @env LOGS_ENV=%s
+source MCP from "'%s' mcp '%s' --log-level debug" ("add" as addStdio)
+
+addHTTP :: --' @name a
+           Int -> --' @name b
+           Int -> Int
+addStdio :: --' @name a
+            Int -> --' @name b
+            Int -> Int
+
+--' Adds over HTTP.
+viaHTTP :: --' @name a
+           Int -> --' @name b
+           Int -> Int
+viaHTTP a b = addHTTP a b
+
+--' Adds over stdio.
+viaStdio :: --' @name a
+            Int -> --' @name b
+            Int -> Int
+viaStdio a b = addStdio a b
+`, s.base, envValue, nexusBin, served.launcher)})
+	g := startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--log-level", "debug", "--log-format", "json")
+	sid := g.initialize()
+	for i, tool := range []string{"viaHTTP", "viaStdio"} {
+		if text, isErr := callText(t, g.rpc(sid, i+2, "tools/call", callParams(tool, map[string]any{"a": 40, "b": 2}))); isErr || text != "42" {
+			t.Errorf("%s 40 2: %q (isError %v)", tool, text, isErr)
+		}
+	}
+	g.stop()
+	s.stop()
+	gateway := g.stderrText()
+	recs := logRecords(t, gateway)
+	if len(withMsg(recs, "call")) != 2 || len(withMsg(recs, "mcp server output")) == 0 {
+		t.Errorf("want two call lines and the stdio server's lines in the gateway's log:\n%s", gateway)
+	}
+	for where, text := range map[string]string{"the gateway's log": gateway, "the HTTP server's log": s.stderrText()} {
+		for _, secret := range []string{token, envValue} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%q is in %s:\n%s", secret, where, text)
+			}
+		}
+	}
+}
