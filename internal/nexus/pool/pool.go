@@ -5,9 +5,9 @@
 // Start), notices when it dies, starts it again on the next call unless it
 // keeps dying, replaces it when it is clogged by calls nobody waits for or
 // stops answering (see abandon.go), and stops every pool on Close, leaving
-// no process, socket or temporary folder behind. The pools' stderr is copied, line by line and
-// unmodified, to a writer of the caller's choice; their stdout is the
-// go-plugin handshake only.
+// no process, socket or temporary folder behind. The pools' stderr is copied, line by line,
+// unmodified to a writer of the caller's choice or as records to its
+// logger (stderr.go); their stdout is the go-plugin handshake only.
 //
 // Arguments and results cross as msgpack byte strings; the types package
 // encodes and decodes them.
