@@ -218,6 +218,12 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	if err != nil {
 		return err
 	}
+	endTracing, err := startTracing()
+	if err != nil {
+		acc.close()
+		return err
+	}
+	defer endTracing()
 	prog := program.New(m, poolOptions(c))
 	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, observe.NewHub(), observe.HTTP, os.Stderr), httpOptions(c))
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)

@@ -97,6 +97,11 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 		return err
 	}
 	defer out.Close()
+	endTracing, err := startTracing()
+	if err != nil {
+		return err
+	}
+	defer endTracing()
 	prog := program.New(m, popts)
 	ctx, stop := onSignals(func() { prog.Close() })
 	defer stop()

@@ -51,6 +51,12 @@ func serveCommand() *cli.Command {
 				return err
 			}
 			tuneGC()
+			endTracing, err := startTracing()
+			if err != nil {
+				acc.close()
+				return err
+			}
+			defer endTracing()
 			rt, err := router.New(ms, router.Options{
 				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: os.Stderr, Audit: acc.audit,
 				Observe: observe.NewHub(),

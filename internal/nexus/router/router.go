@@ -32,6 +32,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -181,10 +182,12 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 	cred := guard.CredentialOf(r.Context())
 	name := module + Separator + command
 	seen, failure := observe.BadArguments, ""
+	ctx, span := tracing.ToolCall(tracing.FromHeaders(r.Context(), r.Header), start, module, name, observe.JSONAPI, "")
 	defer func() {
 		rt.audit.Call(cred.String(), module, name, start, outcome)
 		rt.observe.Done(observe.Call{Program: module, Tool: name, Transport: observe.JSONAPI,
 			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
+		span.EndCall(string(seen), failure)
 	}()
 	if rt.byModule[module] == nil {
 		form.fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
@@ -226,7 +229,7 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		form.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	res, err := rt.tools.Call(pool.RefuseWhileRecovering(r.Context()), name, named)
+	res, err := rt.tools.Call(pool.RefuseWhileRecovering(ctx), name, named)
 	if err != nil && !errors.As(err, &bad) {
 		seen, failure = observe.FailureOutcome(err), err.Error()
 	}
