@@ -1,0 +1,316 @@
+package integration
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
+)
+
+// Traces (docs/operations.md, "Tracing"), end to end: a nexus exporting
+// to a local OTLP receiver, serving a program whose command calls a
+// Python function and a tool of a second nexus over HTTP, which exports
+// to the same receiver.
+
+// receiver is an OTLP trace collector on 127.0.0.1 that keeps every span
+// it is sent, with its resource's service.name.
+type receiver struct {
+	collectortrace.UnimplementedTraceServiceServer
+	addr string
+
+	mu    sync.Mutex
+	spans []gotSpan
+}
+
+type gotSpan struct {
+	service string
+	*tracepb.Span
+}
+
+func (r *receiver) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		service := attr(rs.GetResource().GetAttributes(), "service.name")
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				r.spans = append(r.spans, gotSpan{service: service, Span: s})
+			}
+		}
+	}
+	return &collectortrace.ExportTraceServiceResponse{}, nil
+}
+
+// startReceiver starts a receiver, stopped when the test ends.
+func startReceiver(t *testing.T) *receiver {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &receiver{addr: ln.Addr().String()}
+	srv := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(srv, r)
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	return r
+}
+
+// env is the environment that points a nexus at the receiver.
+func (r *receiver) env(service string) []string {
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + r.addr, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
+		"OTEL_BSP_SCHEDULE_DELAY=100"}
+	if service != "" {
+		env = append(env, "OTEL_SERVICE_NAME="+service)
+	}
+	return env
+}
+
+// trace returns the spans received of trace id (hex).
+func (r *receiver) trace(id string) []gotSpan {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []gotSpan
+	for _, s := range r.spans {
+		if hex.EncodeToString(s.TraceId) == id {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *receiver) all() []gotSpan {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]gotSpan(nil), r.spans...)
+}
+
+func attr(kvs []*commonpb.KeyValue, key string) string {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return kv.Value.GetStringValue()
+		}
+	}
+	return ""
+}
+
+func (s gotSpan) String() string {
+	var attrs []string
+	for _, kv := range s.Attributes {
+		attrs = append(attrs, kv.Key+"="+kv.Value.GetStringValue())
+	}
+	return fmt.Sprintf("%s %q %s id %x parent %x [%s] status %v",
+		s.service, s.Name, s.Kind, s.SpanId, s.ParentSpanId, strings.Join(attrs, " "), s.Status)
+}
+
+var downProgram = files{
+	"down.py": `
+def shout(s):
+    return s.upper()
+`,
+	"main.loc": `
+module down (shout)
+
+import root-py
+
+source Py from "down.py" ("shout" as shoutPy)
+
+shoutPy :: Str -> Str
+
+--' Shout a text.
+shout ::
+  --' @name text
+  Str ->
+  Str
+shout t = shoutPy t
+`,
+}
+
+func upProgram(downURL string) files {
+	return files{
+		"up.py": `
+def greet(s):
+    return "hello " + s
+`,
+		"main.loc": `
+module up (hello)
+
+import root-py
+
+source Py from "up.py" ("greet" as greetPy)
+
+source MCP from "` + downURL + `" ("shout" as shoutMCP)
+
+greetPy :: Str -> Str
+
+shoutMCP ::
+  --' @name text
+  Str ->
+  Str
+
+--' Greet someone, loudly.
+hello ::
+  --' @name name
+  Str ->
+  Str
+hello n = greetPy (shoutMCP n)
+`,
+	}
+}
+
+// TestTracesAcrossPoolsAndServers: one call, with a known traceparent,
+// gives a tool-call span (the caller's span its parent), and beneath it
+// the binding, the Python pool call and the call of the other nexus's
+// tool, under which come that nexus's own tool-call and pool spans, all
+// of one trace. The trace context comes from _meta at 2026-07-28 (over
+// a traceparent header that says otherwise), from the header in a legacy
+// session and from the header on the JSON API. No argument value is in
+// any span.
+func TestTracesAcrossPoolsAndServers(t *testing.T) {
+	rcv := startReceiver(t)
+	down := build(t, downProgram)
+	ds := startHTTP(t, down.tmp, rcv.env("down-nexus"), "mcp", down.launcher)
+	up := build(t, upProgram(ds.base+"/mcp"))
+	us := startHTTP(t, up.tmp, rcv.env(""), "serve", up.launcher)
+
+	const secret = "zorblax" // the argument, which no span may hold
+	// (The other nexus answers the text of its Str result as JSON, which
+	// a Str reads as it is: hello "ZORBLAX".)
+	want := strings.ToUpper(secret)
+
+	// 2026-07-28: the trace context of _meta, over the header's.
+	const meta = "4bf92f3577b34da6a3ce929d0e0e4736"
+	meta2026 := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"traceparent": "00-" + meta + "-00f067aa0ba902b7-01", "tracestate": "vendor=x"}
+	r := us.rpc("", 1, "tools/call", map[string]any{"_meta": meta2026, "name": "up__hello", "arguments": map[string]any{"name": secret}},
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "up__hello",
+		"Traceparent", "00-11111111111111111111111111111111-2222222222222222-01")
+	if r.status != 200 || !strings.Contains(string(r.body), want) {
+		t.Fatalf("tools/call at 2026-07-28: %v", r)
+	}
+
+	// A legacy session: the header's.
+	const header = "0af7651916cd43dd8448eb211c80319c"
+	sid := us.initialize()
+	r = us.rpc(sid, 2, "tools/call", map[string]any{"name": "up__hello", "arguments": map[string]any{"name": secret}},
+		"Traceparent", "00-"+header+"-b7ad6b7169203331-01")
+	if r.status != 200 || !strings.Contains(string(r.body), want) {
+		t.Fatalf("tools/call in a session: %v", r)
+	}
+
+	// The JSON API: the header's.
+	const api = "a1a2a3a4a5a6a7a8b1b2b3b4b5b6b7b8"
+	r = us.do(http.MethodPost, "/call/up/hello", `{"name":"`+secret+`"}`, "Traceparent", "00-"+api+"-c1c2c3c4c5c6c7c8-01")
+	if r.status != 200 || !strings.Contains(string(r.body), want) {
+		t.Fatalf("the JSON API: %v", r)
+	}
+
+	// Stopping flushes the spans not yet exported.
+	us.stop()
+	ds.stop()
+	up.checkClean()
+	down.checkClean()
+
+	checkTrace(t, rcv, meta, "00f067aa0ba902b7", "2026-07-28")
+	checkTrace(t, rcv, header, "b7ad6b7169203331", "2025-06-18")
+	checkTrace(t, rcv, api, "c1c2c3c4c5c6c7c8", "")
+	if got := rcv.trace("11111111111111111111111111111111"); len(got) != 0 {
+		t.Errorf("the header's trace context won over _meta's at 2026-07-28: %v", got)
+	}
+	for _, s := range rcv.all() {
+		if strings.Contains(strings.ToLower(s.String()), secret) {
+			t.Errorf("a span holds the argument's value: %v", s)
+		}
+	}
+}
+
+// checkTrace checks the spans of one call of up__hello, of trace id, whose
+// caller's span is parent, made by a client of MCP revision protocol (""
+// for the JSON API).
+func checkTrace(t *testing.T, rcv *receiver, id, parent, protocol string) {
+	t.Helper()
+	spans := rcv.trace(id)
+	dump := func() string {
+		var b strings.Builder
+		for _, s := range spans {
+			b.WriteString("\n  " + s.String())
+		}
+		return b.String()
+	}
+	find := func(service, name string) gotSpan {
+		for _, s := range spans {
+			if s.service == service && s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("trace %s: no %s span %q; spans:%s", id, service, name, dump())
+		return gotSpan{}
+	}
+	callName := "tools/call up__hello"
+	if protocol == "" {
+		callName = "call up__hello"
+	}
+	call := find("nexus", callName)
+	if hex.EncodeToString(call.ParentSpanId) != parent || call.Kind != tracepb.Span_SPAN_KIND_SERVER ||
+		attr(call.Attributes, "gen_ai.tool.name") != "up__hello" || attr(call.Attributes, "nexus.program") != "up" ||
+		attr(call.Attributes, "nexus.outcome") != "ok" || attr(call.Attributes, "mcp.protocol.version") != protocol {
+		t.Errorf("trace %s: the tool call's span: %v", id, call)
+	}
+	childOf := func(s, of gotSpan, what string) {
+		t.Helper()
+		if string(s.ParentSpanId) != string(of.SpanId) {
+			t.Errorf("trace %s: %s %v is not a child of %v", id, what, s, of)
+		}
+	}
+	bind := find("nexus", "bind arguments")
+	childOf(bind, call, "the binding")
+	pc := find("nexus", "py greetPy")
+	childOf(pc, call, "the pool call")
+	if attr(pc.Attributes, "nexus.pool.language") != "py" || attr(pc.Attributes, "nexus.function") != "greetPy" || attr(pc.Attributes, "nexus.function.source") != "greet" ||
+		attr(pc.Attributes, "nexus.program") != "up" || pc.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+		t.Errorf("trace %s: the pool call's span: %v", id, pc)
+	}
+	mc := find("nexus", "tools/call shout")
+	childOf(mc, call, "the MCP call")
+	if attr(mc.Attributes, "gen_ai.tool.name") != "shout" || attr(mc.Attributes, "nexus.mcp.server") == "" ||
+		attr(mc.Attributes, "mcp.method.name") != "tools/call" || mc.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+		t.Errorf("trace %s: the MCP call's span: %v", id, mc)
+	}
+	// The other nexus's spans, of the same trace, beneath the MCP call.
+	dcall := find("down-nexus", "tools/call shout")
+	childOf(dcall, mc, "the other nexus's tool call")
+	dpc := find("down-nexus", "py shoutPy")
+	childOf(dpc, dcall, "the other nexus's pool call")
+}
+
+// TestTracesOff: with an endpoint set but OTEL_SDK_DISABLED=true, or
+// OTEL_TRACES_EXPORTER=none, a server exports nothing. (Without any OTEL_*
+// variable it has nowhere to export to: the tracing package's unit test
+// shows that it then installs no tracer provider at all.)
+func TestTracesOff(t *testing.T) {
+	rcv := startReceiver(t)
+	p := build(t, downProgram)
+	for _, env := range [][]string{append(rcv.env(""), "OTEL_SDK_DISABLED=true"), append(rcv.env(""), "OTEL_TRACES_EXPORTER=none")} {
+		s := startHTTP(t, p.tmp, env, "serve", p.launcher)
+		r := s.do(http.MethodPost, "/call/down/shout", `{"text":"hi"}`, "Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+		if r.status != 200 || !strings.Contains(string(r.body), "HI") {
+			t.Fatalf("a call: %v", r)
+		}
+		s.stop()
+	}
+	p.checkClean()
+	// Anything exported would have been flushed at the stop.
+	if got := rcv.all(); len(got) != 0 {
+		t.Errorf("spans exported with tracing off: %v", got)
+	}
+}
