@@ -116,15 +116,19 @@ var downProgram = files{
 	"down.py": `
 def shout(s):
     return s.upper()
+
+def fail(s):
+    raise ValueError("no good")
 `,
 	"main.loc": `
-module down (shout)
+module down (shout, fail)
 
 import root-py
 
-source Py from "down.py" ("shout" as shoutPy)
+source Py from "down.py" ("shout" as shoutPy, "fail" as failPy)
 
 shoutPy :: Str -> Str
+failPy :: Str -> Str
 
 --' Shout a text.
 shout ::
@@ -132,6 +136,13 @@ shout ::
   Str ->
   Str
 shout t = shoutPy t
+
+--' Always fails.
+fail ::
+  --' @name text
+  Str ->
+  Str
+fail t = failPy t
 `,
 }
 
@@ -217,13 +228,30 @@ func TestTracesAcrossPoolsAndServers(t *testing.T) {
 
 	// Stopping flushes the spans not yet exported.
 	us.stop()
+	// Over stdio, in a legacy revision: _meta's. (The environment the
+	// connection's nexus inherits points it at the receiver.)
+	const stdio = "5e5e5e5e5e5e5e5e6f6f6f6f6f6f6f6f"
+	for _, kv := range rcv.env("") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	c := startMCPConn(t, up)
+	c.initialize("2025-06-18")
+	rep := c.request(3, "tools/call", map[string]any{"name": "hello", "arguments": map[string]any{"name": secret},
+		"_meta": map[string]any{"traceparent": "00-" + stdio + "-d1d2d3d4d5d6d7d8-01"}})
+	if rep.Error != nil || !strings.Contains(rep.Line, want) {
+		t.Fatalf("tools/call over stdio: %s", rep.Line)
+	}
+	c.close() // checks that up's pools are gone, the HTTP server's too
+
 	ds.stop()
 	up.checkClean()
 	down.checkClean()
 
-	checkTrace(t, rcv, meta, "00f067aa0ba902b7", "2026-07-28")
-	checkTrace(t, rcv, header, "b7ad6b7169203331", "2025-06-18")
-	checkTrace(t, rcv, api, "c1c2c3c4c5c6c7c8", "")
+	checkTrace(t, rcv, meta, "00f067aa0ba902b7", "tools/call up__hello", "2026-07-28")
+	checkTrace(t, rcv, header, "b7ad6b7169203331", "tools/call up__hello", "2025-06-18")
+	checkTrace(t, rcv, api, "c1c2c3c4c5c6c7c8", "call up__hello", "")
+	checkTrace(t, rcv, stdio, "d1d2d3d4d5d6d7d8", "tools/call hello", "2025-06-18")
 	if got := rcv.trace("11111111111111111111111111111111"); len(got) != 0 {
 		t.Errorf("the header's trace context won over _meta's at 2026-07-28: %v", got)
 	}
@@ -234,10 +262,11 @@ func TestTracesAcrossPoolsAndServers(t *testing.T) {
 	}
 }
 
-// checkTrace checks the spans of one call of up__hello, of trace id, whose
-// caller's span is parent, made by a client of MCP revision protocol (""
-// for the JSON API).
-func checkTrace(t *testing.T, rcv *receiver, id, parent, protocol string) {
+// checkTrace checks the spans of one call of program up's command hello,
+// of trace id, whose caller's span is parent, with a tool-call span named
+// callName, made by a client of MCP revision protocol ("" for the JSON
+// API).
+func checkTrace(t *testing.T, rcv *receiver, id, parent, callName, protocol string) {
 	t.Helper()
 	spans := rcv.trace(id)
 	dump := func() string {
@@ -256,13 +285,9 @@ func checkTrace(t *testing.T, rcv *receiver, id, parent, protocol string) {
 		t.Fatalf("trace %s: no %s span %q; spans:%s", id, service, name, dump())
 		return gotSpan{}
 	}
-	callName := "tools/call up__hello"
-	if protocol == "" {
-		callName = "call up__hello"
-	}
 	call := find("nexus", callName)
 	if hex.EncodeToString(call.ParentSpanId) != parent || call.Kind != tracepb.Span_SPAN_KIND_SERVER ||
-		attr(call.Attributes, "gen_ai.tool.name") != "up__hello" || attr(call.Attributes, "nexus.program") != "up" ||
+		attr(call.Attributes, "gen_ai.tool.name") != strings.Fields(callName)[1] || attr(call.Attributes, "nexus.program") != "up" ||
 		attr(call.Attributes, "nexus.outcome") != "ok" || attr(call.Attributes, "mcp.protocol.version") != protocol {
 		t.Errorf("trace %s: the tool call's span: %v", id, call)
 	}
@@ -313,4 +338,41 @@ func TestTracesOff(t *testing.T) {
 	if got := rcv.all(); len(got) != 0 {
 		t.Errorf("spans exported with tracing off: %v", got)
 	}
+}
+
+// TestTracesFailure: a call whose function raises, and one whose
+// arguments do not bind, mark their spans failed, with the outcome.
+func TestTracesFailure(t *testing.T) {
+	rcv := startReceiver(t)
+	p := build(t, downProgram)
+	s := startHTTP(t, p.tmp, rcv.env(""), "serve", p.launcher)
+	const failed, unbound = "f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1", "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0"
+	if r := s.do(http.MethodPost, "/call/down/fail", `{"text":"x"}`, "Traceparent", "00-"+failed+"-0102030405060708-01"); r.status != 500 {
+		t.Fatalf("a failing call: %v, want 500", r)
+	}
+	if r := s.do(http.MethodPost, "/call/down/shout", `{"txt":"x"}`, "Traceparent", "00-"+unbound+"-0102030405060708-01"); r.status != 400 {
+		t.Fatalf("a call with a wrong argument: %v, want 400", r)
+	}
+	s.stop()
+	p.checkClean()
+	check := func(id, name, outcome string) gotSpan {
+		t.Helper()
+		for _, sp := range rcv.trace(id) {
+			if sp.Name == name {
+				if sp.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || (outcome != "" && attr(sp.Attributes, "nexus.outcome") != outcome) {
+					t.Errorf("span %v: want status error, outcome %q", sp, outcome)
+				}
+				return sp
+			}
+		}
+		t.Errorf("trace %s has no span %q: %v", id, name, rcv.trace(id))
+		return gotSpan{}
+	}
+	call := check(failed, "call down__fail", "tool_error")
+	if attr(call.Attributes, "error.type") != "tool_error" || !strings.Contains(call.Status.GetMessage(), "no good") {
+		t.Errorf("the failed call's span: %v", call)
+	}
+	check(failed, "py failPy", "")
+	check(unbound, "call down__shout", "bad_arguments")
+	check(unbound, "bind arguments", "")
 }
