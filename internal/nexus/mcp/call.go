@@ -92,7 +92,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		s.audit.Call(cred.String(), s.prog(name), name, start, outcome)
 		s.observe.Done(observe.Call{Program: s.prog(name), Tool: name, Transport: s.transport, Protocol: version,
 			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
-		span.EndCall(string(seen), failure)
+		span.EndCall(seen, failure)
 	}()
 	// Binding reads the arguments while a large message's check runs; the
 	// call runs only once the message is known to be JSON.

@@ -187,7 +187,7 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		rt.audit.Call(cred.String(), module, name, start, outcome)
 		rt.observe.Done(observe.Call{Program: module, Tool: name, Transport: observe.JSONAPI,
 			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
-		span.EndCall(string(seen), failure)
+		span.EndCall(seen, failure)
 	}()
 	if rt.byModule[module] == nil {
 		form.fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))

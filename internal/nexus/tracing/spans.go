@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 )
 
 // Attribute keys. Where OpenTelemetry's semantic conventions have one
@@ -17,23 +19,22 @@ import (
 // gen_ai.operation.name, network.transport, error.type; rpc.system.name)
 // it is used; what is nexus's own is nexus.*.
 const (
-	keyMCPMethod     = "mcp.method.name"
-	keyMCPProtocol   = "mcp.protocol.version"
-	keyToolName      = "gen_ai.tool.name"
-	keyOperation     = "gen_ai.operation.name"
-	keyNetTransport  = "network.transport"
-	keyErrorType     = "error.type"
-	keyRPCSystem     = "rpc.system.name"
-	keyProgram       = "nexus.program"
-	keyTransport     = "nexus.transport"
-	keyOutcome       = "nexus.outcome"
-	keyLanguage      = "nexus.pool.language"
-	keyFunction      = "nexus.function"
-	keyFunctionSrc   = "nexus.function.source"
-	keyMCPServer     = "nexus.mcp.server"
-	methodToolsCall  = "tools/call"
-	opExecuteTool    = "execute_tool"
-	transportJSONAPI = "api" // observe.JSONAPI
+	keyMCPMethod    = "mcp.method.name"
+	keyMCPProtocol  = "mcp.protocol.version"
+	keyToolName     = "gen_ai.tool.name"
+	keyOperation    = "gen_ai.operation.name"
+	keyNetTransport = "network.transport"
+	keyErrorType    = "error.type"
+	keyRPCSystem    = "rpc.system.name"
+	keyProgram      = "nexus.program"
+	keyTransport    = "nexus.transport"
+	keyOutcome      = "nexus.outcome"
+	keyLanguage     = "nexus.pool.language"
+	keyFunction     = "nexus.function"
+	keyFunctionSrc  = "nexus.function.source"
+	keyMCPServer    = "nexus.mcp.server"
+	methodToolsCall = "tools/call"
+	opExecuteTool   = "execute_tool"
 )
 
 // ToolCall starts the server span of a tool call that began at begin:
@@ -53,14 +54,14 @@ func ToolCall(ctx context.Context, begin time.Time, program, tool, transport, pr
 		attribute.String(keyTransport, transport),
 	}
 	name := "call " + tool
-	if transport != transportJSONAPI {
+	if transport != observe.JSONAPI {
 		name = methodToolsCall + " " + tool
 		attrs = append(attrs, attribute.String(keyMCPMethod, methodToolsCall))
 		if protocol != "" {
 			attrs = append(attrs, attribute.String(keyMCPProtocol, protocol))
 		}
 		net := "tcp"
-		if transport == "stdio" {
+		if transport == observe.Stdio {
 			net = "pipe"
 		}
 		attrs = append(attrs, attribute.String(keyNetTransport, net))
@@ -70,19 +71,19 @@ func ToolCall(ctx context.Context, begin time.Time, program, tool, transport, pr
 	return ctx, &Span{s: s}
 }
 
-// EndCall ends a tool call's span with its outcome (an observe.Outcome);
-// any but "ok" marks the span failed, with message (the failure's, or
-// the outcome's name when there is none) as its description.
-func (s *Span) EndCall(outcome, message string) {
+// EndCall ends a tool call's span with its outcome; any but observe.OK
+// marks the span failed, with message (the failure's, or the outcome's
+// name when there is none) as its description.
+func (s *Span) EndCall(outcome observe.Outcome, message string) {
 	if s == nil {
 		return
 	}
-	s.s.SetAttributes(attribute.String(keyOutcome, outcome))
-	if outcome != "ok" {
+	s.s.SetAttributes(attribute.String(keyOutcome, string(outcome)))
+	if outcome != observe.OK {
 		if message == "" {
-			message = outcome
+			message = string(outcome)
 		}
-		s.s.SetAttributes(attribute.String(keyErrorType, outcome))
+		s.s.SetAttributes(attribute.String(keyErrorType, string(outcome)))
 		s.s.SetStatus(codes.Error, message)
 	}
 	s.s.End()

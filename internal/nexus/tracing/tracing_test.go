@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 )
 
 // otelVars are every variable FromEnv reads.
@@ -76,7 +78,7 @@ func TestOffDoesNothing(t *testing.T) {
 		}
 		InjectHeaders(mctx, out)
 		mc.End(nil)
-		call.EndCall("ok", "")
+		call.EndCall(observe.OK, "")
 		if ctx != bg || call != nil || bind != nil || pc != nil || mc != nil {
 			t.Error("tracing off made spans or contexts")
 		}
