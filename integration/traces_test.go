@@ -376,3 +376,92 @@ func TestTracesFailure(t *testing.T) {
 	check(unbound, "call down__shout", "bad_arguments")
 	check(unbound, "bind arguments", "")
 }
+
+var poolsTraced = files{
+	"main.loc": `
+module pools (parent, cpp)
+
+import root-cpp
+import root-go
+
+source Cpp from "twice.hpp" ("twice" as twiceCpp)
+source Go from "parent.go" ("Parent" as parentGo)
+
+twiceCpp :: Int -> Int
+parentGo :: Int -> Str
+
+--' The trace context the Go function was called with.
+parent ::
+  --' @name x
+  Int ->
+  Str
+parent x = parentGo x
+
+--' Twice x, in C++.
+cpp ::
+  --' @name x
+  Int ->
+  Int
+cpp x = twiceCpp x
+`,
+	"twice.hpp": `
+#pragma once
+#include <cstdint>
+
+inline std::int64_t twice(std::int64_t x) { return 2 * x; }
+`,
+	"parent.go": `
+package pools
+
+import (
+	"context"
+
+	gopool "github.com/nexus-run/nexus/pools/go"
+)
+
+func Parent(ctx context.Context, x int) string {
+	tp, ts := gopool.TraceContext(ctx)
+	return tp + " " + ts
+}
+`,
+}
+
+// TestTracesReachPools: a traced call's pool call carries its trace
+// context into the pool: the Go pool hands it to a function that takes a
+// context (its parent the pool call's span), and the C++ pool, which
+// ignores it, answers as ever.
+func TestTracesReachPools(t *testing.T) {
+	rcv := startReceiver(t)
+	p := build(t, poolsTraced)
+	s := startHTTP(t, p.tmp, rcv.env(""), "serve", p.launcher)
+	const id = "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0"
+	r := s.do(http.MethodPost, "/call/pools/parent", `{"x":1}`, "Traceparent", "00-"+id+"-0102030405060708-01", "Tracestate", "k=v")
+	if r.status != 200 {
+		t.Fatalf("parent: %v", r)
+	}
+	got := string(r.body)
+	if r := s.do(http.MethodPost, "/call/pools/cpp", `{"x":21}`, "Traceparent", "00-"+id+"-0102030405060708-01"); r.status != 200 || !strings.Contains(string(r.body), "42") {
+		t.Fatalf("cpp: %v", r)
+	}
+	s.stop()
+	p.checkClean()
+	var pc gotSpan
+	for _, sp := range rcv.trace(id) {
+		if sp.Name == "go parentGo" {
+			pc = sp
+		}
+	}
+	if pc.Span == nil {
+		t.Fatalf("no pool call span of parentGo: %v", rcv.trace(id))
+	}
+	if want := fmt.Sprintf("00-%s-%x-01 k=v", id, pc.SpanId); !strings.Contains(got, want) {
+		t.Errorf("the Go function saw %s, want %q", got, want)
+	}
+	found := false
+	for _, sp := range rcv.trace(id) {
+		found = found || sp.Name == "cpp twiceCpp"
+	}
+	if !found {
+		t.Errorf("no pool call span of twiceCpp: %v", rcv.trace(id))
+	}
+}
