@@ -24,6 +24,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/status"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -219,12 +220,15 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 		return err
 	}
 	prog := program.New(m, poolOptions(c))
-	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, observe.NewHub(), observe.HTTP, os.Stderr), httpOptions(c))
+	hub := observe.NewHub()
+	srv := newServer(prog, callOptions(c), acc.audit, hub, observe.HTTP, os.Stderr)
+	h := mcp.NewHTTPHandler(srv, httpOptions(c))
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hh.Mount(mux)
-	mux.Handle("/", guard.NotFound("/mcp and GET "+health.Path))
+	status.New([]status.Program{{Module: m.Name, Description: strings.Join(m.Doc, "\n"), Tools: srv.Tools(), Pools: prog.Pools}}, hub).Mount(mux)
+	mux.Handle("/", guard.NotFound("/mcp, GET "+health.Path+" and the status page at GET /"))
 	closeAll := func() {
 		h.Close()
 		prog.Close()

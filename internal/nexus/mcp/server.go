@@ -119,6 +119,9 @@ func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 	return s
 }
 
+// Tools are the tools the server serves, in its order.
+func (s *Server) Tools() []*tool.Tool { return s.all }
+
 // ListResult is the result of tools/list in protocol version 2025-06-18:
 // what `./prog --mcp-tools` prints, and the form the JSON API's /discover
 // shows tools in. The other versions' lists differ from it only as

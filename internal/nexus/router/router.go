@@ -4,7 +4,8 @@
 // MCP clients: POST /call/<module>/<command>, GET /discover, GET /health
 // (package health), and Morloc's daemon API, so that its clients work
 // unchanged: POST /call/<command> with the arguments by position,
-// GET /programs and GET /discover/<program>.
+// GET /programs and GET /discover/<program>. GET / is the status page
+// (package status).
 //
 // Each program is the runtime stack of nexus/program: its own pools,
 // started on first use and supervised.
@@ -31,6 +32,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/status"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -56,7 +58,7 @@ type Options struct {
 }
 
 // Routes says what a Router serves, for a 404.
-const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs and GET /health"
+const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs, GET /health and the status page at GET /"
 
 // Router is several programs behind one http.Handler.
 type Router struct {
@@ -86,6 +88,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit, observe: opts.Observe}
 	var all []*tool.Tool
 	var reported []health.Program
+	var pages []status.Program
 	for _, m := range ms {
 		if prev := rt.byModule[m.Name]; prev != nil {
 			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.Manifest.Dir, m.Dir)
@@ -100,6 +103,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 		rt.programs = append(rt.programs, p)
 		rt.byModule[m.Name] = p
 		reported = append(reported, health.Program{Module: m.Name, Pools: p.Pools})
+		pages = append(pages, status.Program{Module: m.Name, Description: strings.Join(m.Doc, "\n"), Tools: tools, Pools: p.Pools})
 	}
 	rt.tools = tool.NewSet(all, opts.Calls)
 	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{
@@ -114,6 +118,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt.mux.HandleFunc("GET /discover/{program}", rt.discoverOne)
 	rt.mux.HandleFunc("GET /programs", rt.listPrograms)
 	rt.health.Mount(rt.mux)
+	status.New(pages, opts.Observe).Mount(rt.mux)
 	// Every other request is answered in JSON too, not by the mux's
 	// plain text: a path served for other methods is 405 (a pattern with
 	// a method wins over the same path without), anything else 404.
