@@ -54,6 +54,8 @@ func browser(t *testing.T) context.Context {
 		// CI runs as root, where Chromium's sandbox cannot start.
 		chromedp.NoSandbox,
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium's own temporary folders go with the test's.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 		chromedp.Flag("host-resolver-rules", "MAP foreign.test 127.0.0.1"),
 		// No https:// first for the foreign site's http:// URL.

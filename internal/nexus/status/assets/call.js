@@ -68,7 +68,7 @@ function describe(result) {
   return (result.content || []).map((c) => c.type === "text" ? c.text : "[" + c.type + (c.mimeType ? " " + c.mimeType : "") + "]").join("\n");
 }
 
-async function call(form, out) {
+async function call(form) {
   const name = form.dataset.tool;
   const body = {
     jsonrpc: "2.0", id: 1, method: "tools/call",
@@ -117,7 +117,7 @@ document.addEventListener("DOMContentLoaded", () => {
       fields.disabled = true;
       show(out, "calling…", false);
       try {
-        show(out, await call(form, out), false);
+        show(out, await call(form), false);
       } catch (e) {
         show(out, e.message, true);
       } finally {
