@@ -31,6 +31,16 @@ type Row struct {
 // takes them.
 func argRows(t *tool.Tool) []Row { return rows(t.InputSchema) }
 
+// result describes what a tool returns as a row without a name (its
+// type, and a record's fields), or is nil when it returns nothing or
+// media.
+func result(t *tool.Tool) *Row {
+	if t.OutputSchema == nil {
+		return nil
+	}
+	return &Row{Type: words(t.OutputSchema), Fields: rows(record(t.OutputSchema))}
+}
+
 // fieldsOf is the Fields of a row, for the template's recursion.
 func fieldsOf(r Row) []Row { return r.Fields }
 

@@ -42,6 +42,13 @@ func TestWords(t *testing.T) {
 			t.Errorf("fields of %s: %+v", words(s), got)
 		}
 	}
+	// What a tool returns: a record with its fields; nothing for none.
+	if got := result(&tool.Tool{OutputSchema: rec}); got == nil || got.Type != "record" || len(got.Fields) != 1 || got.Fields[0].Name != "x" {
+		t.Errorf("result of a record: %+v", got)
+	}
+	if got := result(&tool.Tool{}); got != nil {
+		t.Errorf("result of a tool returning nothing: %+v", got)
+	}
 	if got := record(&tool.Schema{Types: []string{"array"}, Items: num}); got != nil {
 		t.Errorf("a list of numbers has fields: %+v", got)
 	}

@@ -47,6 +47,7 @@ var assets embed.FS
 
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"args":     argRows,
+	"result":   result,
 	"fields":   fieldsOf,
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") },
 	"duration": formatDuration,

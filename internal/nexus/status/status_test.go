@@ -155,6 +155,8 @@ func TestPage(t *testing.T) {
 		`<td><code>items</code></td><td>list of records</td><td>yes</td><td></td><td><span class="doc">The items</span><table class="args">`,
 		`<tr><td><code>price</code></td><td>number</td><td>yes</td><td></td><td><span class="doc">Its price</span></td></tr>`,
 		`<td><code>prices</code></td><td>map from string to lists of numbers</td>`,
+		// What a tool returns.
+		`<div class="returns">Returns: string</div>`,
 		// An optional argument.
 		`<td><code>n</code></td><td>integer or null</td><td>no</td>`,
 		// The call form, one field per property, read by its kind; its
