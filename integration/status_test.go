@@ -8,13 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -121,6 +125,38 @@ func pageHTML(t *testing.T, ctx context.Context) string {
 	return html
 }
 
+// pageComplaints collects what the browser says is wrong with the pages
+// of the tab from now on: Content-Security-Policy violations and other
+// security errors, and uncaught exceptions of their scripts. (A missing
+// favicon is a network error, not counted.)
+func pageComplaints(t *testing.T, ctx context.Context) func() []string {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var said []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Source == cdplog.EntrySourceSecurity || e.Entry.Source == cdplog.EntrySourceJavascript || e.Entry.Level == cdplog.EntryLevelError && e.Entry.Source != cdplog.EntrySourceNetwork {
+				said = append(said, string(e.Entry.Source)+": "+e.Entry.Text)
+			}
+		case *runtime.EventExceptionThrown:
+			said = append(said, "exception: "+e.ExceptionDetails.Text)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(said)
+	}
+}
+
 // callForm fills the call form of the tool with fields (pairs of a
 // property and its text), submits it, and returns what it shows and
 // whether that is a failure.
@@ -167,6 +203,7 @@ func TestStatusPage(t *testing.T) {
 
 	t.Run("JavaScript", func(t *testing.T) {
 		ctx := tab(t, bctx, true, auth)
+		complaints := pageComplaints(t, ctx)
 		if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/"), chromedp.WaitVisible(chromedp.ID("tools"))); err != nil {
 			t.Fatal(err)
 		}
@@ -225,6 +262,11 @@ func TestStatusPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("screenshot of the page: %s (kept with go test -artifacts)", shot)
+		// The page broke no rule of its Content-Security-Policy, and its
+		// script threw nothing.
+		if c := complaints(); len(c) > 0 {
+			t.Errorf("the browser complained about the page:\n%s", strings.Join(c, "\n"))
+		}
 	})
 
 	t.Run("JavaScriptOff", func(t *testing.T) {
