@@ -182,6 +182,7 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm, module, command string,
 	args func(body []byte) (map[string]json.RawMessage, error)) {
 	start := time.Now()
+	rt.observe.Begin(observe.JSONAPI)
 	outcome := guard.OutcomeError
 	cred := guard.CredentialOf(r.Context())
 	name := module + Separator + command
