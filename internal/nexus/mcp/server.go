@@ -49,6 +49,9 @@ var legacy = []string{V20251125, V20250618, V20250326, V20241105}
 // first: what server/discover and the -32022 error announce.
 var supported = append([]string{V20260728}, legacy...)
 
+// Versions are the protocol versions a client may speak, newest first.
+func Versions() []string { return slices.Clone(supported) }
+
 // isLegacy reports whether v is a version of the handshake era.
 func isLegacy(v string) bool { return slices.Contains(legacy, v) }
 
