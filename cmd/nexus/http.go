@@ -21,6 +21,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/health"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/metrics"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
@@ -219,16 +220,20 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	if err != nil {
 		return err
 	}
-	prog := program.New(m, poolOptions(c))
-	hub := observe.NewHub()
+	hub, popts := observe.NewHub(), poolOptions(c)
+	met := newMetrics(hub, &popts, observe.HTTP)
+	prog := program.New(m, popts)
 	srv := newServer(prog, callOptions(c), acc.audit, hub, observe.HTTP, os.Stderr)
 	h := mcp.NewHTTPHandler(srv, httpOptions(c))
+	serveProgram(met, prog)
+	met.Sessions(h.Sessions)
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hh.Mount(mux)
 	status.New([]status.Program{{Module: m.Name, Description: strings.Join(m.Doc, "\n"), Tools: srv.Tools(), Pools: prog.Pools}}, hub).Mount(mux)
-	mux.Handle("/", guard.NotFound("/mcp, GET "+health.Path+" and the status page at GET /"))
+	mux.Handle(metrics.Path, met.Handler())
+	mux.Handle("/", guard.NotFound("/mcp, GET "+health.Path+", GET "+metrics.Path+" and the status page at GET /"))
 	closeAll := func() {
 		h.Close()
 		prog.Close()
@@ -236,10 +241,10 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	ctx, stop := onSignals(closeAll)
 	defer stop()
 	prog.StartPools(ctx, os.Stderr)
-	return serveHTTP(ctx, c, acc, mux, hh, "MCP at /mcp", closeAll)
+	return serveHTTP(ctx, c, acc, mux, met, hh, "MCP at /mcp", closeAll)
 }
 
-// serveHTTP serves h behind the guard on --http-host:--http-port (when
+// serveHTTP serves h behind the guard, its requests counted in met, on --http-host:--http-port (when
 // --http-port is given) and on the unix socket --socket (when given) until
 // ctx ends (a signal), then shuts down gracefully: when anyone has asked
 // for GET /health (hh), it reports draining there for --drain while still
@@ -247,7 +252,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 // lets the requests in flight finish for up to --shutdown-grace, cancels
 // those still running, and calls stop (which ends sessions and stops
 // pools). The socket is removed at the end.
-func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, hh *health.Handler, what string, stop func()) error {
+func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, met *metrics.Metrics, hh *health.Handler, what string, stop func()) error {
 	defer acc.close()
 	cors, err := corsOrigins(c)
 	if err != nil {
@@ -328,7 +333,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 	var srvs []*http.Server
 	for _, l := range lns {
 		srv := &http.Server{
-			Handler:     l.policy.Wrap(h),
+			Handler:     met.CountHTTP(l.policy.Wrap(h)),
 			BaseContext: func(net.Listener) context.Context { return requests },
 			// Slow clients must not hold connections: headers come
 			// quickly, and a body at the guard's pace (its deadlines

@@ -57,8 +57,9 @@ type Options struct {
 	Observe *observe.Hub
 }
 
-// Routes says what a Router serves, for a 404.
-const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs, GET /health and the status page at GET /"
+// Routes says what nexus serve serves (GET /metrics beside the Router), for
+// a 404.
+const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs, GET /health, GET /metrics and the status page at GET /"
 
 // Router is several programs behind one http.Handler.
 type Router struct {
@@ -132,6 +133,19 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 }
 
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
+
+// Tools are the names of the tools each module serves (MCP's and the JSON
+// API's names of its commands), for metrics to tell them from names a
+// client made up.
+func (rt *Router) Tools() map[string][]string {
+	out := map[string][]string{}
+	for _, p := range rt.programs {
+		for _, t := range p.tools {
+			out[p.module] = append(out[p.module], t.Name)
+		}
+	}
+	return out
+}
 
 // MCP is the Router's MCP handler, to see its sessions.
 func (rt *Router) MCP() *mcp.HTTPHandler { return rt.mcp }
