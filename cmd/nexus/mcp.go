@@ -13,6 +13,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/metrics"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
@@ -122,13 +123,17 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	}
 	defer out.Close()
 	hub := observe.NewHub()
-	met := newMetrics(hub, &popts, observe.Stdio)
+	// Counted only when someone may read them: nobody else could.
+	var met *metrics.Metrics
+	if mopts.addr != "" {
+		met = newMetrics(hub, &popts, observe.Stdio)
+	}
 	prog := program.New(m, popts)
 	ctx, stop := onSignals(func() { prog.Close() })
 	defer stop()
 	defer prog.Close() // first, with a second signal still watched
 	sayStopping(ctx, sopts.Grace)
-	if mopts.addr != "" {
+	if met != nil {
 		mctx, endMetrics := context.WithCancel(ctx)
 		defer endMetrics()
 		if err := serveMetrics(mctx, met, mopts.addr, mopts.token); err != nil {
@@ -138,7 +143,9 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 
 	prog.StartPools(ctx, os.Stderr)
 	srv := newServer(prog, opts, nil, hub, observe.Stdio, os.Stderr)
-	serveProgram(met, prog)
+	if met != nil {
+		serveProgram(met, prog)
+	}
 	steptrace.Mark("tool table built")
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {
