@@ -224,10 +224,32 @@ func TestMetricsScrapedByPrometheus(t *testing.T) {
 	for i := range 2 {
 		post("twice", fmt.Sprintf(`{"x": %d}`, i), http.StatusOK)
 	}
-	loadEnd := time.Now()
-
-	// Wait for a scrape that began after the load ended.
+	// A call is counted once its reply is written, so the last ones may
+	// be counted a moment after the client has their replies: wait until
+	// nexus has counted every request (after the call's own counts), then
+	// for a scrape that began after that.
+	settled := []string{
+		`nexus_http_requests_total{code="200",route="call"} 22`,
+		`nexus_http_requests_total{code="500",route="call"} 5`,
+		`nexus_http_requests_total{code="400",route="call"} 3`,
+	}
+	counted := func() bool {
+		body := string(s.do(http.MethodGet, "/metrics", "").body)
+		for _, line := range settled {
+			if !strings.Contains(body, line+"\n") {
+				return false
+			}
+		}
+		return true
+	}
 	deadline := time.Now().Add(hangGuard)
+	for !counted() {
+		if time.Now().After(deadline) {
+			t.Fatalf("nexus did not count the load within %v: want %v in\n%s", hangGuard, settled, s.do(http.MethodGet, "/metrics", "").body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	loadEnd := time.Now()
 	for {
 		ts := prom.query(`timestamp(up{job="nexus"})`)
 		if ts >= float64(loadEnd.UnixMilli())/1000 {
