@@ -59,8 +59,9 @@ func TestDockerfileBuildsAsMake(t *testing.T) {
 	list := match(t, "scripts/setup.sh", setup, `(?m)^\s*for pkg in (.*libgrpc.*); do$`)
 	installed := strings.Fields(strings.ReplaceAll(match(t, "Dockerfile", docker, `(?s)apt-get install -y --no-install-recommends (.*?)\n \&\&`), "\\", " "))
 	for _, pkg := range strings.Fields(list) {
-		// haproxy and prometheus are for the tests, not the pools.
-		if pkg != "haproxy" && pkg != "prometheus" && !slices.Contains(installed, pkg) {
+		// haproxy, chromium and prometheus are for the tests, not the
+		// pools.
+		if !slices.Contains([]string{"haproxy", "chromium", "prometheus"}, pkg) && !slices.Contains(installed, pkg) {
 			t.Errorf("Dockerfile does not install %s, which scripts/setup.sh installs for the pools (it installs %v)", pkg, installed)
 		}
 	}
