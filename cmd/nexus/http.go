@@ -225,7 +225,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	prog := program.New(m, popts)
 	srv := newServer(prog, callOptions(c), acc.audit, hub, observe.HTTP, os.Stderr)
 	h := mcp.NewHTTPHandler(srv, httpOptions(c))
-	serveProgram(met, prog)
+	serveProgram(met, m.Name, srv)
 	met.Sessions(h.Sessions)
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()

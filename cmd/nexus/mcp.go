@@ -144,7 +144,7 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 	prog.StartPools(ctx, os.Stderr)
 	srv := newServer(prog, opts, nil, hub, observe.Stdio, os.Stderr)
 	if met != nil {
-		serveProgram(met, prog)
+		serveProgram(met, m.Name, srv)
 	}
 	steptrace.Mark("tool table built")
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)

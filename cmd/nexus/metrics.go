@@ -16,7 +16,6 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/metrics"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
-	"github.com/nexus-run/nexus/internal/nexus/program"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -29,14 +28,13 @@ func newMetrics(hub *observe.Hub, popts *pool.Options, transports ...string) *me
 	return met
 }
 
-// serveProgram declares prog's tools (named as newServer names them) to met.
-func serveProgram(met *metrics.Metrics, prog *program.Program) {
-	tools, _ := prog.Tools("")
-	names := make([]string, len(tools))
-	for i, t := range tools {
-		names[i] = t.Name
+// serveProgram declares the tools srv serves, of program module, to met.
+func serveProgram(met *metrics.Metrics, module string, srv *mcp.Server) {
+	var names []string
+	for _, t := range srv.Tools() {
+		names = append(names, t.Name)
 	}
-	met.Serve(prog.Manifest.Name, names)
+	met.Serve(module, names)
 }
 
 // metricsAddrFlag serves a stdio server's metrics over HTTP.
