@@ -205,6 +205,12 @@ type Command struct {
 // action may be called so.
 const FormatJSON = "json"
 
+// FormatRaw is the command-line format (`-f raw`), the `_render` value and
+// the `?render=` value that mean the command's default output, no output
+// action. An action may be called so only beside a short name
+// (`-r/--raw=f`), which is then its name there.
+const FormatRaw = "raw"
+
 // DefaultAction is the command's default output action (`@default`), or
 // nil.
 func (c *Command) DefaultAction() *Action {

@@ -40,6 +40,11 @@ func (c *checker) actions(d doc.Doc, result *types.Type, reg *optionNames, media
 			c.sink.Errorf(dir.ValuePos, "%s: an output action cannot be called %s: `-f %s` asks for the result itself", dir.Key, manifest.FormatJSON, manifest.FormatJSON)
 			continue
 		}
+		if a.Long == manifest.FormatRaw && a.Short == "" {
+			// -f raw, _render and ?render= would mean no action.
+			c.sink.Errorf(dir.ValuePos, "%s: an output action called only %s has no name to be asked for by (`-f %s`, `_render` and `?render=%s` mean no action); give it a short name too, as in `-r/--%s=...`, or another name", dir.Spelled(), manifest.FormatRaw, manifest.FormatRaw, manifest.FormatRaw, manifest.FormatRaw)
+			continue
+		}
 		if isDefault {
 			first = &dir
 			a.Default = true

@@ -16,7 +16,7 @@ const (
 	formatShort = "-f"
 	formatLong  = "--format"
 	formatJSON  = manifest.FormatJSON
-	formatRaw   = "raw"
+	formatRaw   = manifest.FormatRaw
 )
 
 // hasFormat reports whether command c takes -f/--format.

@@ -26,7 +26,7 @@ import (
 const RenderKey = "_render"
 
 // RenderRaw is the _render value that applies no output action.
-const RenderRaw = "raw"
+const RenderRaw = manifest.FormatRaw
 
 // Tool is one command of a program seen as named arguments: its schema,
 // how the named arguments of a call bind to the command's arguments, and
