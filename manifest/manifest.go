@@ -305,6 +305,17 @@ type Action struct {
 	Default bool `json:"default,omitempty"`
 }
 
+// Name is how the action is asked for by name (`-f NAME` on the command
+// line, `_render` over MCP, `?render=NAME` in the JSON API): its long
+// name, else its short one; an action called raw (`-r/--raw=f`) by its
+// short name, since raw there means no action.
+func (a *Action) Name() string {
+	if a.Long != "" && a.Long != FormatRaw {
+		return a.Long
+	}
+	return a.Short
+}
+
 // ExprKind is the kind of a body expression.
 type ExprKind string
 
