@@ -81,6 +81,9 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 		c.flag(&a, trueDir, falseDir, argDir, reg)
 	case argDir != nil:
 		a.Kind = manifest.Option
+		if t.Kind == types.Bool {
+			c.boolOption(argDir, "this argument")
+		}
 		if n, err := doc.ParseNames(argDir.Value); err != nil {
 			c.valueError(*argDir, err)
 		} else {
@@ -96,7 +99,10 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	default:
 		a.Kind = manifest.Positional
 	}
-	if dir := d.Get("metavar"); dir != nil {
+	if dir := d.Get("metavar"); dir != nil && a.Kind == manifest.Flag {
+		// Morloc refuses it; a flag takes no value to show a placeholder for.
+		c.sink.Warnf(dir.Pos, "metavar: has no effect on a flag, which takes no value; ignored")
+	} else if dir != nil {
 		a.Metavar = dir.Value
 	} else if rec != nil {
 		a.Metavar = rec.metavar
@@ -115,6 +121,9 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 		case manifest.Option, manifest.Flag:
 			if v, ok := c.parseDefault(dir, t); ok {
 				a.Default = v
+				if a.Kind == manifest.Flag {
+					c.uselessFlag(dir, v, trueDir, falseDir)
+				}
 			}
 		case manifest.Positional:
 			c.sink.Errorf(dir.Pos, "default: applies to an option or a flag; make this argument an option with arg: --NAME")
@@ -132,6 +141,10 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 			c.valueError(*dir, err)
 		case v && a.Kind != manifest.Positional:
 			c.sink.Errorf(dir.Pos, "stdin: applies only to the last positional argument, not to an %s", a.Kind)
+		case v && t.Kind == types.Bool:
+			c.sink.Errorf(dir.Pos, "stdin: cannot read a Bool from standard input (as in Morloc); give it on the command line, or make it a flag with true: --NAME")
+		case v && a.Many:
+			c.sink.Errorf(dir.Pos, "stdin: and many: exclude each other (as in Morloc): standard input gives one value, many: takes the remaining tokens; keep one")
 		case v:
 			a.Stdin = true
 			info.stdin = dir
@@ -139,6 +152,35 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	}
 	c.inputForm(&a, d)
 	return a, info
+}
+
+// boolOption refuses arg: on a Bool (Morloc's rule): a Bool is given by a
+// flag, or as a positional true/false.
+func (c *checker) boolOption(dir *doc.Directive, what string) {
+	c.sink.Errorf(dir.Pos, "arg: cannot make a Bool an option, and %s is Bool (as in Morloc); make it a flag with true: %s (false: for a flag that sets false), or leave it positional", what, optionSpellingOf(dir.Value))
+}
+
+// uselessFlag refuses a flag's default: that equals what its only flag
+// sets (Morloc's rule): the flag would then do nothing.
+func (c *checker) uselessFlag(dir *doc.Directive, v []byte, trueDir, falseDir *doc.Directive) {
+	var only *doc.Directive
+	switch {
+	case trueDir != nil && falseDir == nil && string(v) == "true":
+		only = trueDir
+	case falseDir != nil && trueDir == nil && string(v) == "false":
+		only = falseDir
+	default:
+		return
+	}
+	c.sink.Errorf(dir.ValuePos, "default: %s is what %s %s sets, so the flag would do nothing (as Morloc refuses); leave default: out, or use %s for a flag that sets %s", v, only.Key, only.Value, map[string]string{"true": "false:", "false": "true:"}[only.Key], map[string]string{"true": "false", "false": "true"}[only.Key])
+}
+
+// optionSpellingOf is the option names of an arg: value, for a message.
+func optionSpellingOf(value string) string {
+	if v := strings.TrimSpace(value); v != "" {
+		return v
+	}
+	return "--NAME"
 }
 
 // many applies a many: directive; it returns the directive when it made a
