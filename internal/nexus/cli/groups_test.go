@@ -203,3 +203,21 @@ func TestJSONHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandNamesGroupsApart: a word that is neither a command
+// nor a group, and like none, lists the commands and the groups each as
+// such (a group was listed among "the commands").
+func TestUnknownCommandNamesGroupsApart(t *testing.T) {
+	res := runCLI(groupProgram(), "", "qqqqqqqqqqqq", "1")
+	if res.code != ExitUsage {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	for _, want := range []string{"unknown command 'qqqqqqqqqqqq'; the commands are ", "; the groups are manage, misc"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr %q lacks %q", res.stderr, want)
+		}
+	}
+	if i := strings.Index(res.stderr, "; the groups"); strings.Contains(res.stderr[:i], "manage") {
+		t.Errorf("a group among the commands: %q", res.stderr)
+	}
+}
