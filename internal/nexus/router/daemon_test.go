@@ -89,6 +89,14 @@ func TestDaemonCallRefusals(t *testing.T) {
 		{"/call/own_alpha", `{"args": null}`, 400, []string{"JSON array", "not null"}},
 		{"/call/own_alpha", `3`, 400, []string{"JSON array"}},
 		{"/call/own_alpha", `["one"]`, 400, []string{"invalid value for argument '_1'", "expected an integer"}},
+		// Found probing issue 17: keys in map order, Go types in messages,
+		// and no word on where named arguments go.
+		{"/call/own_alpha", `{"_2": 1, "_1": 2}`, 400, []string{`unknown key "_1", "_2"; arguments by name go to POST /call/alpha/own_alpha`}},
+		{"/call/own_alpha", `{"args": {"a": 1}}`, 400, []string{`"args" is an object, not an array`}},
+		{"/call/own_alpha", `{"args": "x"}`, 400, []string{`"args" is a string, not an array`}},
+		{"/call/own_alpha", `"x"`, 400, []string{`{"args": [...]}, not a string`}},
+		{"/call/own_alpha", `{"_1": 1}`, 400, []string{`unknown key "_1"; arguments by name go to POST /call/alpha/own_alpha`}},
+		{"/call/own_alpha", `tru`, 400, []string{"JSON array", "invalid character"}},
 	} {
 		status, body := request(t, ts, "POST", tc.path, tc.body)
 		var reply struct {
@@ -98,6 +106,9 @@ func TestDaemonCallRefusals(t *testing.T) {
 		if status != tc.status || json.Unmarshal(body, &reply) != nil || reply.Status != "error" {
 			t.Errorf("%s %s: %d %s, want %d {\"status\":\"error\",...}", tc.path, tc.body, status, body, tc.status)
 			continue
+		}
+		if strings.Contains(reply.Error, "Go value") {
+			t.Errorf("%s %s: %q names a Go type", tc.path, tc.body, reply.Error)
 		}
 		for _, w := range tc.says {
 			if !strings.Contains(reply.Error, w) {
@@ -142,5 +153,25 @@ func TestPrograms(t *testing.T) {
 	}
 	if status, body := request(t, ts, "GET", "/discover/gamma", ""); status != 404 || !strings.Contains(string(body), "unknown program 'gamma' (serving alpha, beta)") {
 		t.Errorf("GET /discover/gamma: %d %s", status, body)
+	}
+}
+
+// TestModuleCallBodyKinds: the module route, given a body that is no
+// object, says what it got (it named a Go type), and for an array where
+// the positional route is (Morloc's form sent to nexus's route).
+func TestModuleCallBodyKinds(t *testing.T) {
+	_, ts := daemonServer(t, daemonProgram(t, "alpha"))
+	for body, want := range map[string]string{
+		`[1]`:   "the body must be a JSON object of the arguments by name, not an array; arguments by position go to POST /call/own_alpha",
+		`"x"`:   "the body must be a JSON object of the arguments by name, not a string",
+		`3`:     "not a number",
+		`null`:  "not null",
+		`{"_1"`: "the body must be a JSON object of the arguments by name: unexpected end of JSON input",
+	} {
+		status, out := request(t, ts, "POST", "/call/alpha/own_alpha", body)
+		var reply struct{ Error string }
+		if status != 400 || json.Unmarshal(out, &reply) != nil || !strings.Contains(reply.Error, want) || strings.Contains(reply.Error, "Go value") {
+			t.Errorf("%s: %d %s, want 400 saying %q", body, status, out, want)
+		}
 	}
 }

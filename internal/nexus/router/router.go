@@ -21,6 +21,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,7 +152,15 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	module, command := r.PathValue("module"), r.PathValue("command")
 	rt.invoke(w, r, moduleReply, module, command, func(body []byte) (map[string]json.RawMessage, error) {
 		var named map[string]json.RawMessage
-		if len(strings.TrimSpace(string(body))) > 0 {
+		if text := strings.TrimSpace(string(body)); len(text) > 0 {
+			if text[0] != '{' && text != "null" && json.Valid(body) {
+				msg := "the body must be a JSON object of the arguments by name, not "
+				if text[0] == '[' {
+					// Morloc's daemon form, sent to nexus's route.
+					return nil, badBody(msg + "an array; arguments by position go to POST /call/" + command)
+				}
+				return nil, badBody(msg + jsonKind(text))
+			}
 			if err := json.Unmarshal(body, &named); err != nil {
 				return nil, badBody("the body must be a JSON object of the arguments by name: " + bodyError(err))
 			}
@@ -309,7 +318,7 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 	module := has[0]
 	t := rt.tools.Tool(module + Separator + command)
 	rt.invoke(w, r, daemonReply, module, command, func(body []byte) (map[string]json.RawMessage, error) {
-		values, err := positional(body)
+		values, err := positional(body, "/call/"+module+"/"+command)
 		if err != nil {
 			return nil, err
 		}
@@ -318,8 +327,9 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 }
 
 // positional reads the body of a daemon call: a JSON array of the
-// arguments, or an object {"args": [...]}; empty, none.
-func positional(body []byte) ([]json.RawMessage, error) {
+// arguments, or an object {"args": [...]}; empty, none. named is the
+// path that takes the arguments by name, for a body that gives them so.
+func positional(body []byte, named string) ([]json.RawMessage, error) {
 	const want = `the body must be a JSON array of the arguments, or {"args": [...]}`
 	text := strings.TrimSpace(string(body))
 	if text == "" {
@@ -330,15 +340,34 @@ func positional(body []byte) ([]json.RawMessage, error) {
 		if err := json.Unmarshal(body, &obj); err != nil {
 			return nil, badBody(want + ": " + bodyError(err))
 		}
+		var unknown []string
 		for k := range obj {
 			if k != "args" {
-				return nil, badBody(fmt.Sprintf("%s: unknown key %q", want, k))
+				unknown = append(unknown, strconv.Quote(k))
 			}
+		}
+		if len(unknown) > 0 {
+			// Sorted, so that the answer does not change with map order.
+			slices.Sort(unknown)
+			msg := fmt.Sprintf("%s: unknown key %s", want, strings.Join(unknown, ", "))
+			if obj["args"] == nil {
+				msg += "; arguments by name go to POST " + named
+			}
+			return nil, badBody(msg)
 		}
 		body = obj["args"]
 		if body == nil {
 			return nil, badBody(want + `: "args" is missing`)
 		}
+		if t := strings.TrimSpace(string(body)); t != "" && t[0] != '[' && t != "null" {
+			return nil, badBody(fmt.Sprintf(`%s: "args" is %s, not an array`, want, jsonKind(t)))
+		}
+	} else if text[0] != '[' && text != "null" {
+		if !json.Valid(body) {
+			var v any
+			return nil, badBody(want + ": " + bodyError(json.Unmarshal(body, &v)))
+		}
+		return nil, badBody(fmt.Sprintf("%s, not %s", want, jsonKind(text)))
 	}
 	var values []json.RawMessage
 	if err := json.Unmarshal(body, &values); err != nil {
@@ -348,6 +377,21 @@ func positional(body []byte) ([]json.RawMessage, error) {
 		return nil, badBody(want + ", not null")
 	}
 	return values, nil
+}
+
+// jsonKind names the kind of the JSON value text (valid, not an array)
+// for a message: a Go type in one would tell a client nothing.
+func jsonKind(text string) string {
+	switch text[0] {
+	case '{':
+		return "an object"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 // discover lists the programs and their tools, as MCP's tools/list shows
