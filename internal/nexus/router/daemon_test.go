@@ -175,3 +175,27 @@ func TestModuleCallBodyKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedCommandHint: a grouped command is called by its tool name
+// (manage_add); its bare name on either call route says so.
+func TestGroupedCommandHint(t *testing.T) {
+	m := pooltest.Compile(t, `
+module calc (
+  --* group: manage
+  add
+)
+source Py from "fns.py" ("add")
+add :: Int -> Int -> Int
+`, "def add(x, y):\n    return x + y\n")
+	_, ts := daemonServer(t, m)
+	for path, want := range map[string]string{
+		"/call/add":      "unknown command 'add' (serving manage_add); call /call/manage_add in group manage of calc",
+		"/call/calc/add": "module calc has no command 'add' (it is in group manage: call /call/calc/manage_add)",
+	} {
+		status, out := request(t, ts, "POST", path, `[]`)
+		var reply struct{ Error string }
+		if status != 404 || json.Unmarshal(out, &reply) != nil || reply.Error != want {
+			t.Errorf("%s: %d %s, want 404 saying %q", path, status, out, want)
+		}
+	}
+}

@@ -190,7 +190,11 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 	}
 	t := rt.tools.Tool(name)
 	if t == nil {
-		form.fail(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
+		msg := fmt.Sprintf("module %s has no command '%s'", module, command)
+		if c := rt.byModule[module].Manifest.Command(command); c != nil && c.Group != "" {
+			msg += fmt.Sprintf(" (it is in group %s: call /call/%s/%s)", c.Group, module, c.ToolName())
+		}
+		form.fail(w, http.StatusNotFound, msg)
 		return
 	}
 	if cred != nil && !cred.MayCall(name) {
@@ -304,7 +308,18 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 	}
 	switch len(has) {
 	case 0:
-		daemonReply.fail(w, http.StatusNotFound, fmt.Sprintf("unknown command '%s' (%s)", command, rt.commandList()))
+		msg := fmt.Sprintf("unknown command '%s' (%s)", command, rt.commandList())
+		var grouped []string
+		for _, p := range rt.programs {
+			if c := p.Manifest.Command(command); c != nil && c.Group != "" {
+				grouped = append(grouped, fmt.Sprintf("/call/%s in group %s of %s", c.ToolName(), c.Group, p.module))
+			}
+		}
+		if len(grouped) > 0 {
+			// A grouped command is called by its tool name.
+			msg += "; call " + strings.Join(grouped, " or ")
+		}
+		daemonReply.fail(w, http.StatusNotFound, msg)
 		return
 	case 1:
 	default:
