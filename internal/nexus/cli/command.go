@@ -247,13 +247,24 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 		// As in Morloc, a variadic option takes every following token
 		// up to the next option or `--` (`--xs 1 2 3`); `--xs=1` takes
 		// one, and repeated uses add up.
+		used = 0
 		for used < len(next) && !isOption(next[used]) && next[used] != "--" {
 			used++
 		}
-		for _, tok := range next[:used] {
-			if err := p.addMany(b.opt, name, tok); err != nil {
-				return 0, err
+		if used == 0 {
+			return 0, p.usage("option '%s' needs a value (%s)", name, p.placeholder(b))
+		}
+		for i, tok := range next[:used] {
+			vs, err := readMany(b.opt.arg.ManyElem(), b.opt.arg.Type, tok)
+			if err != nil {
+				msg := fmt.Sprintf("invalid value for %s: %v", name, err)
+				if i > 0 {
+					// Likely a positional the option took.
+					msg += fmt.Sprintf("; %s takes every token up to the next option, so a positional after it needs -- before it (%s %s -- %s)", name, name, strings.Join(next[:i], " "), tok)
+				}
+				return 0, p.usage("%s", msg)
 			}
+			b.opt.value = types.Concat(b.opt.value, vs)
 		}
 		b.opt.given = name
 		return used, nil
