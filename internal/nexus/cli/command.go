@@ -171,9 +171,18 @@ func (p *commandParser) long(tok string, next []string, inv *invocation) (int, e
 			inv.help, inv.jsonHelp = true, true
 			return 0, nil
 		}
-		return 0, p.usage("unknown option '%s'%s", name, didYouMean(name, slices.Concat(p.longs, []string{helpLong, keepNullLong, jsonHelpLong})))
+		return 0, p.usage("unknown option '%s'%s%s", name, didYouMean(name, slices.Concat(p.longs, []string{helpLong, keepNullLong, jsonHelpLong})), p.noFormat(name))
 	}
 	return p.apply(b, name, val, hasVal, next, inv)
+}
+
+// noFormat explains -f/--format (name) on a command that has no other
+// output than its JSON result, where it is no option.
+func (p *commandParser) noFormat(name string) string {
+	if (name == formatShort || name == formatLong) && !hasFormat(p.c) {
+		return fmt.Sprintf(" (%s is an option of a command with output actions or a media result; %s prints its result as JSON already)", name, p.c.Name)
+	}
+	return ""
 }
 
 // short handles `-s`, `-s VALUE`, `-sVALUE`, `-s=VALUE` and bundled flags
@@ -190,7 +199,7 @@ func (p *commandParser) short(tok string, next []string, inv *invocation) (int, 
 				return 0, nil
 			}
 			if j == 1 {
-				return 0, p.usage("unknown option '%s'", tok)
+				return 0, p.usage("unknown option '%s'%s", tok, p.noFormat(name))
 			}
 			return 0, p.usage("unknown option '%s' in '%s'", name, tok)
 		}

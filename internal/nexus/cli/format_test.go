@@ -74,7 +74,9 @@ func TestFormatErrors(t *testing.T) {
 		{[]string{"listing", "-f", "json", "--lines", "1"}, "'-f json' and '--lines' ask for two outputs; give one"},
 		{[]string{"listing", "--format", "shout", "--lines", "1"}, "'--format shout' and '--lines' ask for two outputs"},
 		{[]string{"listing", "1", "-f"}, "option '-f' needs a value (<FORMAT>: json, shout, lines, raw)"},
-		{[]string{"echo", "-f", "json", "x"}, "unknown option '-f'"},
+		{[]string{"echo", "-f", "json", "x"}, "unknown option '-f' (-f is an option of a command with output actions or a media result; echo prints its result as JSON already)"},
+		{[]string{"echo", "--format=json", "x"}, "unknown option '--format' (--format is an option"},
+		{[]string{"echo", "-fjson", "x"}, "unknown option '-fjson' (-f is an option"},
 	}
 	for _, c := range cases {
 		res := runCLI(formatProgram(), "", c.argv...)
