@@ -27,6 +27,7 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 			lastPositional = i
 		}
 	}
+	wholeRecordNames(args)
 	for i := range args {
 		a, info := &args[i], infos[i]
 		if info.many != nil && a.Kind == manifest.Positional && i != lastPositional {
@@ -39,6 +40,27 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 		}
 	}
 	return args
+}
+
+// wholeRecordNames renames the records given whole (a record argument
+// with arg:, or an unrolled one with a record-level arg:) whose name is
+// another argument's too: known over MCP by the type's name (Morloc's
+// rule), two such (`--src` and `--dst` of one Config), or one and an
+// option --config, would be one property, and the command no tool. Each
+// is then known by its option's name instead.
+func wholeRecordNames(args []manifest.Arg) {
+	count := map[string]int{}
+	for _, a := range args {
+		count[a.Name]++
+	}
+	for i := range args {
+		a := &args[i]
+		whole := a.Kind == manifest.Option && a.Type.Kind == types.Record ||
+			a.Kind == manifest.Group && (a.Long != "" || a.Short != "")
+		if whole && count[a.Name] > 1 {
+			a.Name = firstOf(a.Long, a.Short)
+		}
+	}
 }
 
 // argument builds one argument from its type and docstring. tool says
