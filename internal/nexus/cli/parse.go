@@ -83,8 +83,11 @@ func (r *Runner) parse(argv []string) (*invocation, error) {
 			c := inv.cmd
 			return nil, &usageError{msg: fmt.Sprintf("command '%s' is in group %s: %s %s %s ...", c.Name, c.Group, r.prog(), c.Group, c.Name), group: r.M.Group(c.Group)}
 		}
-	case len(r.M.Commands) == 1 && r.M.Commands[0].Group == "":
-		// The only command needs no name: `prog 3 4` runs it.
+	case len(r.M.Commands) == 1 && r.M.Commands[0].Group == "" && !(inv.jsonHelp && len(rest) == 0):
+		// The only command needs no name: `prog 3 4` runs it. But
+		// `prog --json-help` is the whole program's, in Morloc's shape
+		// (groups, commands), whatever its number of commands: a tool
+		// reading it must not find a command's entry instead.
 		inv.cmd = &r.M.Commands[0]
 	case inv.help || len(rest) == 0:
 		inv.help = true
