@@ -20,6 +20,8 @@ func TestMorlocArgumentRules(t *testing.T) {
 		{"a flag field's useless default", "record R where\n  --' @true --on\n  --' @default true\n  on :: Bool\nf :: R -> Str\nf _ = \"x\"", "8:16: default: true is what true --on sets"},
 		{"@stdin with @many", "f ::\n  --' @many\n  --' @stdin\n  [Str] ->\n  Str\nf _ = \"x\"", "8:7: stdin: and many: exclude each other"},
 		{"@stdin on a Bool", "f ::\n  --' @stdin\n  Bool ->\n  Str\nf _ = \"x\"", "7:7: stdin: cannot read a Bool from standard input"},
+		{"a Str default without quotes", "f ::\n  --' @arg --s\n  --' @default hello there\n  Str ->\n  Str\nf = upper", "8:16: default: 'hello there' is not a valid Str: not valid JSON: invalid character 'h' looking for beginning of value; a default is JSON, so a text is quoted: @default \"hello there\""},
+		{"an optional Str default without quotes, old spelling", "f ::\n  --' arg: --s\n  --' default: hi\n  ?Str ->\n  Str\nf _ = \"x\"", "8:16: default: 'hi' is not a valid ?Str: not valid JSON: invalid character 'h' looking for beginning of value; a default is JSON, so a text is quoted: default: \"hi\""},
 		{"long option starting with _", "f ::\n  --' @arg --_x\n  Str ->\n  Str\nf = upper", "7:12: arg: long option '--_x' must start with a letter or a digit"},
 	}
 	for _, tt := range tests {
