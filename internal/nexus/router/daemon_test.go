@@ -199,3 +199,26 @@ add :: Int -> Int -> Int
 		}
 	}
 }
+
+// TestSkippedCommandSaysWhy: a command that is no tool (it reads standard
+// input) is answered on the call routes with why, not as unknown.
+func TestSkippedCommandSaysWhy(t *testing.T) {
+	m := pooltest.Compile(t, `
+module calc (rev)
+source Py from "fns.py" ("rev")
+rev ::
+  --' @stdin
+  Str -> Str
+`, "def rev(s):\n    return s[::-1]\n")
+	_, ts := daemonServer(t, m)
+	for path, want := range map[string]string{
+		"/call/rev":      "command 'rev' of calc is not served: it reads standard input",
+		"/call/calc/rev": "command 'rev' of module calc is not served: it reads standard input",
+	} {
+		status, out := request(t, ts, "POST", path, `[]`)
+		var reply struct{ Error string }
+		if status != 404 || json.Unmarshal(out, &reply) != nil || !strings.HasPrefix(reply.Error, want) {
+			t.Errorf("%s: %d %s, want 404 saying %q", path, status, out, want)
+		}
+	}
+}

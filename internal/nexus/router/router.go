@@ -71,6 +71,9 @@ type served struct {
 	*program.Program
 	module string
 	tools  []*tool.Tool
+	// skipped says, by tool name, why a command is not served (it reads
+	// standard input, ...), for the call routes to say so.
+	skipped map[string]string
 }
 
 // New returns a Router serving the programs ms, each known by its module
@@ -86,10 +89,13 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 		if prev := rt.byModule[m.Name]; prev != nil {
 			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.Manifest.Dir, m.Dir)
 		}
-		p := &served{Program: program.New(m, opts.Pool), module: m.Name}
+		p := &served{Program: program.New(m, opts.Pool), module: m.Name, skipped: map[string]string{}}
 		tools, skipped := p.Tools(m.Name + Separator)
 		for _, s := range skipped {
 			fmt.Fprintf(opts.Log, "nexus: %s: %s\n", m.Name, s)
+			if c := m.Command(s.Command); c != nil {
+				p.skipped[c.ToolName()] = s.Reason
+			}
 		}
 		p.tools = tools
 		all = append(all, tools...)
@@ -191,7 +197,9 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 	t := rt.tools.Tool(name)
 	if t == nil {
 		msg := fmt.Sprintf("module %s has no command '%s'", module, command)
-		if c := rt.byModule[module].Manifest.Command(command); c != nil && c.Group != "" {
+		if why, ok := rt.byModule[module].skipped[command]; ok {
+			msg = fmt.Sprintf("command '%s' of module %s is not served: %s", command, module, why)
+		} else if c := rt.byModule[module].Manifest.Command(command); c != nil && c.Group != "" {
 			msg += fmt.Sprintf(" (it is in group %s: call /call/%s/%s)", c.Group, module, c.ToolName())
 		}
 		form.fail(w, http.StatusNotFound, msg)
@@ -309,6 +317,11 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 	switch len(has) {
 	case 0:
 		msg := fmt.Sprintf("unknown command '%s' (%s)", command, rt.commandList())
+		for _, p := range rt.programs {
+			if why, ok := p.skipped[command]; ok {
+				msg = fmt.Sprintf("command '%s' of %s is not served: %s (%s)", command, p.module, why, rt.commandList())
+			}
+		}
 		var grouped []string
 		for _, p := range rt.programs {
 			if c := p.Manifest.Command(command); c != nil && c.Group != "" {
