@@ -22,6 +22,7 @@ func TestMorlocArgumentRules(t *testing.T) {
 		{"@stdin on a Bool", "f ::\n  --' @stdin\n  Bool ->\n  Str\nf _ = \"x\"", "7:7: stdin: cannot read a Bool from standard input"},
 		{"a Str default without quotes", "f ::\n  --' @arg --s\n  --' @default hello there\n  Str ->\n  Str\nf = upper", "8:16: default: 'hello there' is not a valid Str: not valid JSON: invalid character 'h' looking for beginning of value; a default is JSON, so a text is quoted: @default \"hello there\""},
 		{"an optional Str default without quotes, old spelling", "f ::\n  --' arg: --s\n  --' default: hi\n  ?Str ->\n  Str\nf _ = \"x\"", "8:16: default: 'hi' is not a valid ?Str: not valid JSON: invalid character 'h' looking for beginning of value; a default is JSON, so a text is quoted: default: \"hi\""},
+		{"an option two arguments take from their alias", "--' @arg -n\n--' @default 3\ntype N = Int\nf :: N -> N -> Str\nf _ _ = \"x\"", "6:10: option -n is used twice in command f: two of its arguments have the type this directive is on"},
 		{"long option starting with _", "f ::\n  --' @arg --_x\n  Str ->\n  Str\nf = upper", "7:12: arg: long option '--_x' must start with a letter or a digit"},
 	}
 	for _, tt := range tests {

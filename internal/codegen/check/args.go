@@ -372,6 +372,12 @@ func (r *optionNames) add(opt string, pos diag.Pos) {
 		return
 	}
 	if prev, dup := r.used[opt]; dup {
+		if prev == pos {
+			// One directive on a type (or alias) that two arguments
+			// have: "first at" its own place would say nothing.
+			r.c.sink.Errorf(pos, "option %s is used twice in command %s: two of its arguments have the type this directive is on, and take the option from it; give one of them its own arg:", opt, r.cmd)
+			return
+		}
 		r.c.sink.Errorf(pos, "option %s is used twice in command %s (first at %s)", opt, r.cmd, prev)
 		return
 	}
