@@ -380,13 +380,30 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 // answers on it (one left by a server that was killed); one that answers
 // is refused, and so is any other kind of file.
 func listenUnix(path string) (*net.UnixListener, error) {
+	// A path longer than a socket address holds could still be bound
+	// through the private folder below (when that path is short enough),
+	// but no client could connect to it, and no later server could see
+	// that this one answers there: refuse it.
+	if len(path) > maxSocketPath {
+		return nil, usageError{fmt.Errorf("--socket %s: the path is %d bytes, and a unix socket's may have at most %d; use a shorter one", path, len(path), maxSocketPath)}
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return nil, usageError{fmt.Errorf("--socket %s: there is no folder %s to make it in", path, filepath.Dir(path))}
+	}
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
 			return nil, usageError{fmt.Errorf("--socket %s: a file that is not a socket is there; not replacing it", path)}
 		}
-		if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		conn, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
 			conn.Close()
 			return nil, usageError{fmt.Errorf("--socket %s: a server is listening on it already", path)}
+		}
+		// Only a refused connection says nobody listens there; any other
+		// failure (another user's socket, a full backlog) is no proof,
+		// and removing a live server's socket would cut it off.
+		if !refused(err) {
+			return nil, usageError{fmt.Errorf("--socket %s: a socket is there, and whether a server answers on it is unknown (%v); not replacing it", path, err)}
 		}
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("--socket %s: remove the stale socket: %w", path, err)
@@ -398,6 +415,9 @@ func listenUnix(path string) (*net.UnixListener, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "s")
+	if len(tmp) > maxSocketPath {
+		return nil, usageError{fmt.Errorf("--socket %s: the socket is made first in a private folder beside it, as %s, which is %d bytes, and a unix socket's path may have at most %d; use a shorter path", path, tmp, len(tmp), maxSocketPath)}
+	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", path, err)
@@ -415,6 +435,16 @@ func listenUnix(path string) (*net.UnixListener, error) {
 	}
 	return ln, nil
 }
+
+// refused says a connection was refused: nobody listens. Windows says so
+// with WSAECONNREFUSED (10061), which is not its syscall.ECONNREFUSED.
+func refused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.Errno(10061))
+}
+
+// maxSocketPath is the longest path a unix socket address holds, less
+// the final NUL that C clients (curl, Morloc's) write.
+var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 
 // removeSocket closes ln and removes its socket at path, if that is
 // still a socket.
