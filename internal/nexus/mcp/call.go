@@ -76,6 +76,7 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 // log.
 func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (out []byte) {
 	start := time.Now()
+	s.observe.Begin(s.transport)
 	cred := guard.CredentialOf(ctx)
 	var name string
 	outcome := guard.OutcomeError

@@ -40,11 +40,13 @@ type Program struct {
 }
 
 // New returns the stack of program m, whose pools run with opts; stdio MCP
-// servers' stderr goes where the pools' does. It starts no pool and
+// servers' stderr goes where the pools' does, and their calls' events
+// where the pools' do. It starts no pool and
 // connects to no server.
 func New(m *manifest.Manifest, opts pool.Options) *Program {
 	sup := pool.New(m, opts)
 	servers := mcpsrc.NewCaller(m, opts.Stderr)
+	servers.Events = opts.Events
 	return &Program{Manifest: m, Pools: sup, Servers: servers,
 		Dispatcher: &dispatch.Dispatcher{M: m, Pools: route{m: m, pools: sup, servers: servers}}}
 }
