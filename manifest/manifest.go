@@ -205,6 +205,12 @@ type Command struct {
 // action may be called so.
 const FormatJSON = "json"
 
+// FormatRaw is the command-line format (`-f raw`), the `_render` value and
+// the `?render=` value that mean the command's default output, no output
+// action. An action may be called so only beside a short name
+// (`-r/--raw=f`), which is then its name there.
+const FormatRaw = "raw"
+
 // DefaultAction is the command's default output action (`@default`), or
 // nil.
 func (c *Command) DefaultAction() *Action {
@@ -297,6 +303,17 @@ type Action struct {
 	// asked for (`@default`); the result itself is then asked for by
 	// name (`-f json`, `_render: raw`, `?render=raw`).
 	Default bool `json:"default,omitempty"`
+}
+
+// Name is how the action is asked for by name (`-f NAME` on the command
+// line, `_render` over MCP, `?render=NAME` in the JSON API): its long
+// name, else its short one; an action called raw (`-r/--raw=f`) by its
+// short name, since raw there means no action.
+func (a *Action) Name() string {
+	if a.Long != "" && a.Long != FormatRaw {
+		return a.Long
+	}
+	return a.Short
 }
 
 // ExprKind is the kind of a body expression.

@@ -310,7 +310,13 @@ type CallRequest struct {
 	// The function's id in the manifest.
 	Function uint32 `protobuf:"varint,1,opt,name=function,proto3" json:"function,omitempty"`
 	// A msgpack array holding the arguments.
-	Args          []byte `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	Args []byte `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	// The W3C trace context of the call (the values of the traceparent and
+	// tracestate headers), empty when the call is not traced. A pool may
+	// ignore them; the Go pool hands them to a function that takes a
+	// context (gopool.TraceContext).
+	Traceparent   string `protobuf:"bytes,3,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Tracestate    string `protobuf:"bytes,4,opt,name=tracestate,proto3" json:"tracestate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -357,6 +363,20 @@ func (x *CallRequest) GetArgs() []byte {
 		return x.Args
 	}
 	return nil
+}
+
+func (x *CallRequest) GetTraceparent() string {
+	if x != nil {
+		return x.Traceparent
+	}
+	return ""
+}
+
+func (x *CallRequest) GetTracestate() string {
+	if x != nil {
+		return x.Tracestate
+	}
+	return ""
 }
 
 type CallReply struct {
@@ -583,10 +603,14 @@ const file_pool_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x122\n" +
 	"\bprogress\x18\x02 \x01(\v2\x14.nexus.pool.ProgressH\x00R\bprogress\x12-\n" +
 	"\x05reply\x18\x03 \x01(\v2\x15.nexus.pool.CallReplyH\x00R\x05replyB\a\n" +
-	"\x05event\"=\n" +
+	"\x05event\"\x7f\n" +
 	"\vCallRequest\x12\x1a\n" +
 	"\bfunction\x18\x01 \x01(\rR\bfunction\x12\x12\n" +
-	"\x04args\x18\x02 \x01(\fR\x04args\"9\n" +
+	"\x04args\x18\x02 \x01(\fR\x04args\x12 \n" +
+	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\x12\x1e\n" +
+	"\n" +
+	"tracestate\x18\x04 \x01(\tR\n" +
+	"tracestate\"9\n" +
 	"\tCallReply\x12\x16\n" +
 	"\x06result\x18\x01 \x01(\fR\x06result\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\"]\n" +

@@ -35,12 +35,16 @@ brew_install() {
 
 # C++ pools need a C++ compiler, pkg-config, gRPC for C++ and msgpack-cxx
 # (on macOS the compiler is Xcode's command line tools' clang); the replica
-# test (integration/replicas_test.go) runs HAProxy in front of nexus.
+# test (integration/replicas_test.go) runs HAProxy in front of nexus; the
+# status page's test (integration/status_test.go) drives headless Chromium
+# (on macOS, an installed Google Chrome); the metrics test
+# (integration/metrics_test.go) scrapes nexus with Prometheus and checks
+# its exposition with promtool.
 if [ -n "$macos" ]; then
-	brew_install protobuf grpc msgpack-cxx pkg-config haproxy
+	brew_install protobuf grpc msgpack-cxx pkg-config haproxy prometheus
 else
 	need_apt=""
-	for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config haproxy; do
+	for pkg in protobuf-compiler libgrpc++-dev protobuf-compiler-grpc libmsgpack-cxx-dev g++ pkg-config haproxy chromium prometheus; do
 		dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
 	done
 	if [ -n "$need_apt" ]; then

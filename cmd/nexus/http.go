@@ -22,9 +22,11 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/health"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/metrics"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/status"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -201,7 +203,8 @@ func callOptions(c *cli.Context) tool.Options {
 func poolOptions(c *cli.Context) pool.Options {
 	// --recovery-window is nexus serve's alone; elsewhere it reads 0,
 	// the default.
-	return pool.Options{Stderr: os.Stderr, Log: oplog, MaxCalls: c.Int("pool-calls"), RecoveryWindow: c.Duration("recovery-window")}
+	return pool.Options{Stderr: os.Stderr, Log: oplog, MaxCalls: c.Int("pool-calls"), RecoveryWindow: c.Duration("recovery-window"),
+		Events: logPoolEvent}
 }
 
 func httpOptions(c *cli.Context) mcp.HTTPOptions {
@@ -219,13 +222,26 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	if err != nil {
 		return err
 	}
-	prog := program.New(m, poolOptions(c))
-	h := mcp.NewHTTPHandler(newServer(prog, callOptions(c), acc.audit, newHub(c), observe.HTTP, oplog), httpOptions(c))
+	endTracing, err := startTracing()
+	if err != nil {
+		acc.close()
+		return err
+	}
+	defer endTracing()
+	hub, popts := newHub(c), poolOptions(c)
+	met := newMetrics(hub, &popts, observe.HTTP)
+	prog := program.New(m, popts)
+	srv := newServer(prog, callOptions(c), acc.audit, hub, observe.HTTP, oplog)
+	h := mcp.NewHTTPHandler(srv, httpOptions(c))
+	serveProgram(met, m.Name, srv)
+	met.Sessions(h.Sessions)
 	hh := health.New([]health.Program{{Module: m.Name, Pools: prog.Pools}}, h.Sessions)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hh.Mount(mux)
-	mux.Handle("/", guard.NotFound("/mcp and GET "+health.Path))
+	status.New([]status.Program{{Module: m.Name, Description: strings.Join(m.Doc, "\n"), Tools: srv.Tools(), Pools: prog.Pools}}, hub).Mount(mux)
+	mux.Handle(metrics.Path, met.Handler())
+	mux.Handle("/", guard.NotFound("/mcp, GET "+health.Path+", GET "+metrics.Path+" and the status page at GET /"))
 	closeAll := func() {
 		h.Close()
 		prog.Close()
@@ -233,10 +249,10 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 	ctx, stop := onSignals(closeAll)
 	defer stop()
 	prog.StartPools(ctx, oplog)
-	return serveHTTP(ctx, c, acc, mux, hh, "MCP at /mcp", closeAll)
+	return serveHTTP(ctx, c, acc, mux, met, hh, "MCP at /mcp", closeAll)
 }
 
-// serveHTTP serves h behind the guard on --http-host:--http-port (when
+// serveHTTP serves h behind the guard, its requests counted in met, on --http-host:--http-port (when
 // --http-port is given) and on the unix socket --socket (when given) until
 // ctx ends (a signal), then shuts down gracefully: when anyone has asked
 // for GET /health (hh), it reports draining there for --drain while still
@@ -244,7 +260,7 @@ func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
 // lets the requests in flight finish for up to --shutdown-grace, cancels
 // those still running, and calls stop (which ends sessions and stops
 // pools). The socket is removed at the end.
-func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, hh *health.Handler, what string, stop func()) error {
+func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler, met *metrics.Metrics, hh *health.Handler, what string, stop func()) error {
 	defer acc.close()
 	cors, err := corsOrigins(c)
 	if err != nil {
@@ -325,7 +341,7 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 	var srvs []*http.Server
 	for _, l := range lns {
 		srv := &http.Server{
-			Handler:     l.policy.Wrap(h),
+			Handler:     met.CountHTTP(l.policy.Wrap(h)),
 			BaseContext: func(net.Listener) context.Context { return requests },
 			// Slow clients must not hold connections: headers come
 			// quickly, and a body at the guard's pace (its deadlines
@@ -372,13 +388,30 @@ func serveHTTP(ctx context.Context, c *cli.Context, acc *access, h http.Handler,
 // answers on it (one left by a server that was killed); one that answers
 // is refused, and so is any other kind of file.
 func listenUnix(path string) (*net.UnixListener, error) {
+	// A path longer than a socket address holds could still be bound
+	// through the private folder below (when that path is short enough),
+	// but no client could connect to it, and no later server could see
+	// that this one answers there: refuse it.
+	if len(path) > maxSocketPath {
+		return nil, usageError{fmt.Errorf("--socket %s: the path is %d bytes, and a unix socket's may have at most %d; use a shorter one", path, len(path), maxSocketPath)}
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return nil, usageError{fmt.Errorf("--socket %s: there is no folder %s to make it in", path, filepath.Dir(path))}
+	}
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
 			return nil, usageError{fmt.Errorf("--socket %s: a file that is not a socket is there; not replacing it", path)}
 		}
-		if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		conn, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
 			conn.Close()
 			return nil, usageError{fmt.Errorf("--socket %s: a server is listening on it already", path)}
+		}
+		// Only a refused connection says nobody listens there; any other
+		// failure (another user's socket, a full backlog) is no proof,
+		// and removing a live server's socket would cut it off.
+		if !refused(err) {
+			return nil, usageError{fmt.Errorf("--socket %s: a socket is there, and whether a server answers on it is unknown (%v); not replacing it", path, err)}
 		}
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("--socket %s: remove the stale socket: %w", path, err)
@@ -390,6 +423,9 @@ func listenUnix(path string) (*net.UnixListener, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "s")
+	if len(tmp) > maxSocketPath {
+		return nil, usageError{fmt.Errorf("--socket %s: the socket is made first in a private folder beside it, as %s, which is %d bytes, and a unix socket's path may have at most %d; use a shorter path", path, tmp, len(tmp), maxSocketPath)}
+	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("--socket %s: %w", path, err)
@@ -407,6 +443,16 @@ func listenUnix(path string) (*net.UnixListener, error) {
 	}
 	return ln, nil
 }
+
+// refused says a connection was refused: nobody listens. Windows says so
+// with WSAECONNREFUSED (10061), which is not its syscall.ECONNREFUSED.
+func refused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.Errno(10061))
+}
+
+// maxSocketPath is the longest path a unix socket address holds, less
+// the final NUL that C clients (curl, Morloc's) write.
+var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 
 // removeSocket closes ln and removes its socket at path, if that is
 // still a socket.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/logs"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 )
 
 // oplog is the operational log of the server nexus runs: where it
@@ -75,4 +76,28 @@ func (h plainHandler) WithGroup(string) slog.Handler                { return h }
 func (h plainHandler) Handle(_ context.Context, r slog.Record) error {
 	_, err := fmt.Fprintf(h.w, "nexus: %s\n", r.Message)
 	return err
+}
+
+// logPoolEvent writes a line for what happens to a pool that the people
+// running nexus should see: a death and a replacement (warn), a start
+// after the first (info). A start that fails is said by StartPools, or,
+// for a pool started by a call, by that call's line.
+func logPoolEvent(e pool.Event) {
+	attrs := []any{"program", e.Program, "language", e.Lang}
+	if e.Server != "" {
+		attrs = append(attrs, "server", e.Server)
+	}
+	switch e.Kind {
+	case pool.Died:
+		if e.Err != nil {
+			attrs = append(attrs, "error", e.Err.Error())
+		}
+		oplog.Warn("pool died", attrs...)
+	case pool.Replaced:
+		oplog.Warn("pool replaced", attrs...)
+	case pool.Started:
+		if e.Restart {
+			oplog.Info("pool restarted", attrs...)
+		}
+	}
 }

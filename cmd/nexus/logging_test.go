@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nexus-run/nexus/internal/nexus/observe"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 )
 
 // logWith runs a command with the log flags and args, env set, and
@@ -92,5 +93,31 @@ func TestPlainLog(t *testing.T) {
 	l.With("program", "demo").Warn("stopping now: killing the pools", "grace", "2s")
 	if b.String() != "nexus: stopping now: killing the pools\n" {
 		t.Errorf("got %q", b.String())
+	}
+}
+
+// TestPoolEventLines: a death and a replacement are warnings, a restart is
+// info, a first start and a call say nothing.
+func TestPoolEventLines(t *testing.T) {
+	var b bytes.Buffer
+	saved := oplog
+	oplog = slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	defer func() { oplog = saved }()
+	logPoolEvent(pool.Event{Kind: pool.Started, Program: "calc", Lang: "py"})
+	logPoolEvent(pool.Event{Kind: pool.Called, Program: "calc", Lang: "py"})
+	logPoolEvent(pool.Event{Kind: pool.Died, Program: "calc", Lang: "py", Err: errors.New("killed by signal SIGKILL")})
+	logPoolEvent(pool.Event{Kind: pool.Started, Program: "calc", Lang: "py", Restart: true})
+	logPoolEvent(pool.Event{Kind: pool.Replaced, Program: "calc", Lang: "cpp"})
+	want := `level=WARN msg="pool died" program=calc language=py error="killed by signal SIGKILL"
+level=INFO msg="pool restarted" program=calc language=py
+level=WARN msg="pool replaced" program=calc language=cpp
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/mcp"
+	"github.com/nexus-run/nexus/internal/nexus/metrics"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
@@ -37,6 +39,7 @@ func mcpCommand() *cli.Command {
 			// Left out, the server speaks stdio, which is what the help
 			// says instead of the zero that a port of 0 would mean.
 			&cli.IntFlag{Name: "http-port", DefaultText: "stdio", Usage: "serve over HTTP on `PORT` (0 picks a free one) instead of stdio"},
+			metricsAddrFlag,
 		}, serverFlags()...), append(stdioFlags(), shutdownFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -55,6 +58,9 @@ func mcpCommand() *cli.Command {
 			steptrace.Mark("manifest loaded")
 			tuneGC()
 			if c.IsSet("http-port") || c.IsSet("socket") {
+				if c.IsSet("metrics-addr") {
+					return usageError{errors.New("--metrics-addr is for stdio: over HTTP the metrics are at GET /metrics")}
+				}
 				for _, name := range stdioOnlyFlags {
 					if c.IsSet(name) {
 						return usageError{fmt.Errorf("--%s is for stdio, not --http-port (see --max-body)", name)}
@@ -63,11 +69,24 @@ func mcpCommand() *cli.Command {
 				return serveProgramHTTP(c, m)
 			}
 			for _, name := range httpOnlyFlags {
-				if c.IsSet(name) {
+				// The token guards --metrics-addr too.
+				if c.IsSet(name) && (name != "auth-token" || !c.IsSet("metrics-addr")) {
 					return usageError{fmt.Errorf("--%s needs --http-port or --socket", name)}
 				}
 			}
-			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c), newHub(c))
+			var mopts metricsOptions
+			if c.IsSet("metrics-addr") {
+				mopts.addr = c.String("metrics-addr")
+				if err := checkMetricsAddr(mopts.addr); err != nil {
+					return err
+				}
+				token, err := authToken(c)
+				if err != nil {
+					return err
+				}
+				mopts.token = token
+			}
+			return serveStdio(m, callOptions(c), poolOptions(c), stdioOptions(c), mopts, newHub(c))
 		},
 	}
 }
@@ -91,9 +110,16 @@ func stdioOptions(c *cli.Context) mcp.StdioOptions {
 		OneProc: os.Getenv("GOMAXPROCS") == ""}
 }
 
+// metricsOptions say where a stdio server serves its metrics: nowhere
+// when addr is "".
+type metricsOptions struct {
+	addr, token string
+}
+
 // serveStdio serves program m over stdio until stdin ends or a signal
-// comes, then stops the pools (see onSignals).
-func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sopts mcp.StdioOptions, hub *observe.Hub) error {
+// comes, then stops the pools (see onSignals); its calls are told to hub,
+// and its metrics served as mopts say.
+func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sopts mcp.StdioOptions, mopts metricsOptions, hub *observe.Hub) error {
 	// First of all, before any pool can inherit it: nothing but protocol
 	// messages may reach the real stdout.
 	out, err := mcp.ReserveStdout()
@@ -101,14 +127,34 @@ func serveStdio(m *manifest.Manifest, opts tool.Options, popts pool.Options, sop
 		return err
 	}
 	defer out.Close()
+	endTracing, err := startTracing()
+	if err != nil {
+		return err
+	}
+	defer endTracing()
+	// Counted only when someone may read them: nobody else could.
+	var met *metrics.Metrics
+	if mopts.addr != "" {
+		met = newMetrics(hub, &popts, observe.Stdio)
+	}
 	prog := program.New(m, popts)
 	ctx, stop := onSignals(func() { prog.Close() })
 	defer stop()
 	defer prog.Close() // first, with a second signal still watched
 	sayStopping(ctx, sopts.Grace)
+	if met != nil {
+		mctx, endMetrics := context.WithCancel(ctx)
+		defer endMetrics()
+		if err := serveMetrics(mctx, met, mopts.addr, mopts.token); err != nil {
+			return err
+		}
+	}
 
 	prog.StartPools(ctx, oplog)
 	srv := newServer(prog, opts, nil, hub, observe.Stdio, oplog)
+	if met != nil {
+		serveProgram(met, m.Name, srv)
+	}
 	steptrace.Mark("tool table built")
 	err = mcp.ServeStdio(ctx, srv, osproc.PolledStdin(), out, sopts)
 	if ctx.Err() != nil {

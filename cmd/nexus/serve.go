@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"net/http"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nexus-run/nexus/internal/nexus/metrics"
+	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/router"
 	"github.com/nexus-run/nexus/manifest"
@@ -52,18 +55,33 @@ func serveCommand() *cli.Command {
 				return err
 			}
 			tuneGC()
+			endTracing, err := startTracing()
+			if err != nil {
+				acc.close()
+				return err
+			}
+			defer endTracing()
+			hub, popts := newHub(c), poolOptions(c)
+			met := newMetrics(hub, &popts, observe.HTTP, observe.JSONAPI)
 			rt, err := router.New(ms, router.Options{
-				Calls: callOptions(c), HTTP: httpOptions(c), Pool: poolOptions(c), Log: oplog, Audit: acc.audit,
-				Observe: newHub(c),
+				Calls: callOptions(c), HTTP: httpOptions(c), Pool: popts, Log: oplog, Audit: acc.audit,
+				Observe: hub,
 			})
 			if err != nil {
 				acc.close()
 				return err
 			}
+			for module, tools := range rt.Tools() {
+				met.Serve(module, tools)
+			}
+			met.Sessions(rt.MCP().Sessions)
+			mux := http.NewServeMux()
+			mux.Handle(metrics.Path, met.Handler())
+			mux.Handle("/", rt)
 			closeAll := func() { rt.Close() }
 			ctx, stop := onSignals(closeAll)
 			defer stop()
-			return serveHTTP(ctx, c, acc, rt, rt.Health(), "MCP at /mcp and the JSON API", closeAll)
+			return serveHTTP(ctx, c, acc, mux, met, rt.Health(), "MCP at /mcp and the JSON API", closeAll)
 		},
 	}
 }

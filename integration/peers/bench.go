@@ -322,7 +322,7 @@ func medianDuration(ds []time.Duration) time.Duration {
 func (b *bench) stepsPhase(ctx context.Context) {
 	logf("steps: %d starts per nexus row, each then %d rounds of the stages of a small call", b.c.cold, b.c.stageCalls)
 	for _, s := range b.servers {
-		if s.peer || s.baseline || ctx.Err() != nil {
+		if s.peer || s.baseline || s.key == tracedKey || ctx.Err() != nil {
 			continue
 		}
 		profiles, err := stepprofile.Run(stepprofile.Config{Nexus: []string{s.stdio[0]}, Prog: s.stdio[2],

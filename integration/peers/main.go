@@ -49,6 +49,11 @@
 // mode, directly and behind the same HAProxy, 3 replicas and 1. Without
 // HAProxy the part is reported as not run. -only runs one part.
 //
+// One more nexus row, "nexus, Go pool, tracing on" (tracing.go, issue
+// 18), serves the Go program with OpenTelemetry tracing on, exporting to
+// an OTLP receiver in this process; the report sets it against the Go row
+// (tracing off, the default) of the same rounds.
+//
 // With -baseline BIN, an earlier nexus serves the same programs (built
 // with it) as rows of their own in the same rounds, and the report adds
 // each nexus row against its baseline: a change's before and after,
@@ -117,7 +122,7 @@ func main() {
 	flag.IntVar(&c.warmUp, "warm-up", 1000, "calls to each server before measuring trivial and shout (node's JIT and every lazy set-up)")
 	flag.IntVar(&c.bigWarmUp, "big-warm-up", 5, "calls to each server before measuring total")
 	flag.IntVar(&c.bigN, "n", 100_000, "length of total's list of reals")
-	flag.StringVar(&c.servers, "servers", "", "comma-separated server keys to run (peers: fastmcp,ts,gosdk,nexus-py,nexus-go,nexus-cpp; proxies: direct,nexus-proxy,gosdk-proxy,fastmcp-proxy); empty for all")
+	flag.StringVar(&c.servers, "servers", "", "comma-separated server keys to run (peers: fastmcp,ts,gosdk,nexus-py,nexus-go,nexus-cpp,nexus-go-traced; proxies: direct,nexus-proxy,gosdk-proxy,fastmcp-proxy); empty for all")
 	flag.StringVar(&c.only, "only", "", "run one part only: `peers`, proxies or replicas; empty for all")
 	flag.IntVar(&c.proxyCalls, "proxy-calls", 500, "proxies part: sequential calls per round of each tool, over stdio and over HTTP")
 	flag.IntVar(&c.proxyHTTPCalls, "proxy-http-calls", 30, "proxies part: calls per HTTP session per round, with -sessions sessions at once")

@@ -107,6 +107,7 @@ func (b *bench) report(w *strings.Builder) {
 	}
 
 	b.reportBaseline(w)
+	b.reportTracing(w)
 	b.reportSteps(w)
 
 	p("\n## Goals (issues #6 and #15)\n\nEach goal on the functions it names (— where it names none).\n\n| goal | %s | verdict |\n| --- |%s --- |\n", fnNames(b.fns, " | "), strings.Repeat(" ---: |", len(b.fns)))
@@ -191,6 +192,9 @@ func serverNote(s *server) string {
 		return "`servers/ts/server.mjs`, the SDK's `McpServer` with `registerTool` and zod schemas, on `StdioServerTransport` or one `StreamableHTTPServerTransport` per session (JSON replies) behind `node:http`."
 	case "gosdk":
 		return "this benchmark's binary re-executed with `-serve-gosdk`: the SDK's `mcp.Server` with `mcp.AddTool`, on `StdioTransport` or `NewStreamableHTTPHandler` (JSON replies). The functions run in the server's own process: the ceiling for a server without pools."
+	}
+	if s.key == tracedKey {
+		return "the Go program again, served with tracing on: `env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:PORT OTEL_EXPORTER_OTLP_PROTOCOL=grpc nexus mcp ...`, exporting to an OTLP receiver in the benchmark's process (see \"Tracing: on / off\")."
 	}
 	if s.baseline {
 		return fmt.Sprintf("the same, with the nexus given as `-baseline` (`%s`), which also built the program.", s.stdio[0])

@@ -76,6 +76,7 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 			all = append(all, &server{key: baselineKey(s.key), name: "nexus before, " + strings.TrimPrefix(s.name, "nexus, "), lang: s.lang, baseline: true})
 		}
 	}
+	all = append(all, &server{key: tracedKey, name: "nexus, Go pool, tracing on", lang: "Go"})
 	var servers []*server
 	for _, s := range all {
 		if selected(c.servers, s.key) {
@@ -116,6 +117,18 @@ func prepare(ctx context.Context, c config, root, work string) ([]*server, error
 			s.dir = filepath.Dir(launcher)
 			s.stdio = []string{nexus, "mcp", launcher}
 			s.http = []string{nexus, "mcp", launcher, "--http-port", "0"}
+		case tracedKey:
+			launcher, err := runenv.MakeProgram(ctx, c.nexus, filepath.Join(peers, "servers", "nexus", "go"), filepath.Join(work, "traced"), "peers")
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			s.dir = filepath.Dir(launcher)
+			if s.stdio, err = tracedCommand([]string{c.nexus, "mcp", launcher}); err != nil {
+				return nil, err
+			}
+			if s.http, err = tracedCommand([]string{c.nexus, "mcp", launcher, "--http-port", "0"}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return servers, nil

@@ -104,3 +104,14 @@ func TestExportGroupWarnings(t *testing.T) {
 		t.Errorf("groups %+v, want only text", p.Manifest.Groups)
 	}
 }
+
+// TestExportGroupDocBlank: a group's description drops blank lines first
+// and last and trailing space, as a docstring does (help showed an empty
+// first line after the name); a blank line inside stays.
+func TestExportGroupDocBlank(t *testing.T) {
+	p := compileOK(t, "module m (\n  --* group: text\n  --*\n  --* First   \n  --*\n  --* Second\n  --*\n  upper\n)\n"+groupLib)
+	want := []manifest.CommandGroup{{Name: "text", Doc: []string{"First", "", "Second"}}}
+	if !reflect.DeepEqual(p.Manifest.Groups, want) {
+		t.Errorf("groups %q, want %q", p.Manifest.Groups, want)
+	}
+}

@@ -84,6 +84,8 @@ func TestActionErrors(t *testing.T) {
 		{"'@' before a target in with", "--' with: --w=@upper\nf :: Str -> Str\nf = upper", "6:15: with: '@' before a target is not allowed"},
 		{"unknown mark", "--' @render --shout=upper @defualt\nf :: Str -> Str\nf = upper", "6:13: render: unknown mark '@defualt'"},
 		{"stream", "--' @render --shout=upper @stream\nf :: Str -> Str\nf = upper", "6:27: @stream in @render is Morloc's, and not supported yet"},
+		{"action called only raw", "--' @render --raw=upper\nf :: Str -> Str\nf = upper", "6:13: @render: an output action called only raw has no name to be asked for by"},
+		{"two actions of one name", "--' @render --s=upper\n--' @with -s=upper\nf :: Str -> Str\nf = upper", "7:11: @with: two output actions are both called s (the other at 6:13)"},
 		{"action called json", "--' @render --json=upper\nf :: Str -> Str\nf = upper", "6:13: render: an output action cannot be called json"},
 		{"option -f beside actions", "--' @render --shout=upper\nf ::\n  --' arg: -f/--fmt\n  --' default: \"x\"\n  Str ->\n  Str\nf = upper", "8:12: option -f is the output format of a command with output actions or a media result"},
 		{"option --format on a media result", "--' @mime image/png\ntype Png = Str\nf ::\n  --' arg: --format\n  --' default: \"x\"\n  Str ->\n  Png\nf = upper", "9:12: option --format is the output format"},

@@ -61,7 +61,7 @@ func (s *server) call(ctx context.Context, req *proto.CallRequest) *proto.CallRe
 		return &proto.CallReply{Error: fmt.Sprintf("this Go pool has no function with id %d; rebuild the program with `nexus make`", req.Function)}
 	}
 	defer afterCall(allocated())
-	result, err := run(ctx, f, req.Args)
+	result, err := run(withTrace(ctx, req.Traceparent, req.Tracestate), f, req.Args)
 	if err != nil {
 		return &proto.CallReply{Error: err.Error()}
 	}

@@ -30,6 +30,12 @@ class Wire(unittest.TestCase):
         self.assertEqual(fid, 300)
         self.assertEqual(bytes(got), args)
 
+    def test_call_request_trace_context(self) -> None:
+        # A traced call's traceparent (3) and tracestate (4): skipped.
+        data = b"\x08\x07\x12\x01\x90" + b"\x1a\x02tp" + b"\x22\x03k=v"
+        fid, got = wire.decode_call_request(data)
+        self.assertEqual((fid, bytes(got)), (7, b"\x90"))
+
     def test_call_request_defaults(self) -> None:
         fid, got = wire.decode_call_request(b"")
         self.assertEqual((fid, bytes(got)), (0, b""))

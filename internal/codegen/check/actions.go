@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/internal/codegen/doc"
 	"github.com/nexus-run/nexus/internal/codegen/syntax"
 	"github.com/nexus-run/nexus/manifest"
@@ -17,7 +18,8 @@ import (
 // result itself as JSON), so those names are its own.
 func (c *checker) actions(d doc.Doc, result *types.Type, reg *optionNames, media bool) []manifest.Action {
 	var out []manifest.Action
-	var first *doc.Directive // the first @default, its value without the mark
+	var first *doc.Directive       // the first @default, its value without the mark
+	named := map[string]diag.Pos{} // the actions' names (Action.Name)
 	for i := range d.Directives {
 		dir := d.Directives[i]
 		if dir.Key != "with" && dir.Key != "render" {
@@ -40,6 +42,17 @@ func (c *checker) actions(d doc.Doc, result *types.Type, reg *optionNames, media
 			c.sink.Errorf(dir.ValuePos, "%s: an output action cannot be called %s: `-f %s` asks for the result itself", dir.Key, manifest.FormatJSON, manifest.FormatJSON)
 			continue
 		}
+		if a.Name() == "" {
+			// -f raw, _render and ?render= would mean no action.
+			c.sink.Errorf(dir.ValuePos, "%s: an output action called only %s has no name to be asked for by (`-f %s`, `_render` and `?render=%s` mean no action); give it a short name too, as in `-r/--%s=...`, or another name", dir.Spelled(), manifest.FormatRaw, manifest.FormatRaw, manifest.FormatRaw, manifest.FormatRaw)
+			continue
+		}
+		if prev, dup := named[a.Name()]; dup {
+			// -f NAME, _render and ?render= could not tell them apart.
+			c.sink.Errorf(dir.ValuePos, "%s: two output actions are both called %s (the other at %s), by -f, _render and ?render=; rename one", dir.Spelled(), a.Name(), prev)
+			continue
+		}
+		named[a.Name()] = dir.ValuePos
 		if isDefault {
 			first = &dir
 			a.Default = true

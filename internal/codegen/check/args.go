@@ -27,6 +27,7 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 			lastPositional = i
 		}
 	}
+	wholeRecordNames(args)
 	for i := range args {
 		a, info := &args[i], infos[i]
 		if info.many != nil && a.Kind == manifest.Positional && i != lastPositional {
@@ -39,6 +40,27 @@ func (c *checker) commandArgs(sig *signature, reg *optionNames) []manifest.Arg {
 		}
 	}
 	return args
+}
+
+// wholeRecordNames renames the records given whole (a record argument
+// with arg:, or an unrolled one with a record-level arg:) whose name is
+// another argument's too: known over MCP by the type's name (Morloc's
+// rule), two such (`--src` and `--dst` of one Config), or one and an
+// option --config, would be one property, and the command no tool. Each
+// is then known by its option's name instead.
+func wholeRecordNames(args []manifest.Arg) {
+	count := map[string]int{}
+	for _, a := range args {
+		count[a.Name]++
+	}
+	for i := range args {
+		a := &args[i]
+		whole := a.Kind == manifest.Option && a.Type.Kind == types.Record ||
+			a.Kind == manifest.Group && (a.Long != "" || a.Short != "")
+		if whole && count[a.Name] > 1 {
+			a.Name = firstOf(a.Long, a.Short)
+		}
+	}
 }
 
 // argument builds one argument from its type and docstring. tool says
@@ -81,6 +103,9 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 		c.flag(&a, trueDir, falseDir, argDir, reg)
 	case argDir != nil:
 		a.Kind = manifest.Option
+		if t.Kind == types.Bool {
+			c.boolOption(argDir, "this argument")
+		}
 		if n, err := doc.ParseNames(argDir.Value); err != nil {
 			c.valueError(*argDir, err)
 		} else {
@@ -96,7 +121,10 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	default:
 		a.Kind = manifest.Positional
 	}
-	if dir := d.Get("metavar"); dir != nil {
+	if dir := d.Get("metavar"); dir != nil && a.Kind == manifest.Flag {
+		// Morloc refuses it; a flag takes no value to show a placeholder for.
+		c.sink.Warnf(dir.Pos, "metavar: has no effect on a flag, which takes no value; ignored")
+	} else if dir != nil {
 		a.Metavar = dir.Value
 	} else if rec != nil {
 		a.Metavar = rec.metavar
@@ -115,6 +143,9 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 		case manifest.Option, manifest.Flag:
 			if v, ok := c.parseDefault(dir, t); ok {
 				a.Default = v
+				if a.Kind == manifest.Flag {
+					c.uselessFlag(dir, v, trueDir, falseDir)
+				}
 			}
 		case manifest.Positional:
 			c.sink.Errorf(dir.Pos, "default: applies to an option or a flag; make this argument an option with arg: --NAME")
@@ -132,6 +163,10 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 			c.valueError(*dir, err)
 		case v && a.Kind != manifest.Positional:
 			c.sink.Errorf(dir.Pos, "stdin: applies only to the last positional argument, not to an %s", a.Kind)
+		case v && t.Kind == types.Bool:
+			c.sink.Errorf(dir.Pos, "stdin: cannot read a Bool from standard input (as in Morloc); give it on the command line, or make it a flag with true: --NAME")
+		case v && a.Many:
+			c.sink.Errorf(dir.Pos, "stdin: and many: exclude each other (as in Morloc): standard input gives one value, many: takes the remaining tokens; keep one")
 		case v:
 			a.Stdin = true
 			info.stdin = dir
@@ -139,6 +174,35 @@ func (c *checker) argument(t *types.Type, p *syntax.SigType, reg *optionNames, t
 	}
 	c.inputForm(&a, d)
 	return a, info
+}
+
+// boolOption refuses arg: on a Bool (Morloc's rule): a Bool is given by a
+// flag, or as a positional true/false.
+func (c *checker) boolOption(dir *doc.Directive, what string) {
+	c.sink.Errorf(dir.Pos, "arg: cannot make a Bool an option, and %s is Bool (as in Morloc); make it a flag with true: %s (false: for a flag that sets false), or leave it positional", what, optionSpellingOf(dir.Value))
+}
+
+// uselessFlag refuses a flag's default: that equals what its only flag
+// sets (Morloc's rule): the flag would then do nothing.
+func (c *checker) uselessFlag(dir *doc.Directive, v []byte, trueDir, falseDir *doc.Directive) {
+	var only *doc.Directive
+	switch {
+	case trueDir != nil && falseDir == nil && string(v) == "true":
+		only = trueDir
+	case falseDir != nil && trueDir == nil && string(v) == "false":
+		only = falseDir
+	default:
+		return
+	}
+	c.sink.Errorf(dir.ValuePos, "default: %s is what %s %s sets, so the flag would do nothing (as Morloc refuses); leave default: out, or use %s for a flag that sets %s", v, only.Key, only.Value, map[string]string{"true": "false:", "false": "true:"}[only.Key], map[string]string{"true": "false", "false": "true"}[only.Key])
+}
+
+// optionSpellingOf is the option names of an arg: value, for a message.
+func optionSpellingOf(value string) string {
+	if v := strings.TrimSpace(value); v != "" {
+		return v
+	}
+	return "--NAME"
 }
 
 // many applies a many: directive; it returns the directive when it made a
@@ -308,6 +372,12 @@ func (r *optionNames) add(opt string, pos diag.Pos) {
 		return
 	}
 	if prev, dup := r.used[opt]; dup {
+		if prev == pos {
+			// One directive on a type (or alias) that two arguments
+			// have: "first at" its own place would say nothing.
+			r.c.sink.Errorf(pos, "option %s is used twice in command %s: two of its arguments have the type this directive is on, and take the option from it; give one of them its own arg:", opt, r.cmd)
+			return
+		}
 		r.c.sink.Errorf(pos, "option %s is used twice in command %s (first at %s)", opt, r.cmd, prev)
 		return
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/nexus-run/nexus/internal/codegen/doc"
@@ -33,12 +34,27 @@ func (c *checker) valueError(dir doc.Directive, err error) {
 	c.sink.Errorf(pos, "%s: %v", dir.Key, err)
 }
 
+// textual reports whether t's values are texts (a Str, or an optional
+// one), whose default a user may write without JSON's quotes.
+func textual(t *types.Type) bool {
+	if t.Kind == types.Optional {
+		t = t.Elem
+	}
+	return t.Kind == types.Str
+}
+
 // parseDefault checks a `default:` value against t and returns it as
 // canonical JSON.
 func (c *checker) parseDefault(dir *doc.Directive, t *types.Type) ([]byte, bool) {
 	v, err := types.FromJSON(t, []byte(dir.Value))
 	if err != nil {
-		c.sink.Errorf(dir.ValuePos, "default: %s is not a valid %s: %v", quoteValue(dir.Value), t, err)
+		msg := fmt.Sprintf("default: %s is not a valid %s: %v", quoteValue(dir.Value), t, err)
+		if textual(t) && dir.Value != "" && !json.Valid([]byte(dir.Value)) {
+			// A default is JSON, so a text needs its quotes (Morloc's rule).
+			q, _ := json.Marshal(dir.Value)
+			msg += fmt.Sprintf("; a default is JSON, so a text is quoted: %s %s", dir.Spelled(), q)
+		}
+		c.sink.Errorf(dir.ValuePos, "%s", msg)
 		return nil, false
 	}
 	out, err := types.ToJSON(t, v)

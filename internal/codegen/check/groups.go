@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/nexus-run/nexus/internal/codegen/diag"
 	"github.com/nexus-run/nexus/manifest"
 )
@@ -56,7 +58,13 @@ func (c *checker) commandGroups(cmds []manifest.Command) []manifest.CommandGroup
 	var out []manifest.CommandGroup
 	for _, g := range c.file.Module.Groups {
 		if used[g.Name] {
-			out = append(out, manifest.CommandGroup{Name: g.Name, Doc: g.Doc})
+			// As a docstring's: trailing space trimmed, and no blank
+			// line first or last (help showed an empty first line).
+			var lines []string
+			for _, l := range g.Doc {
+				lines = append(lines, strings.TrimRight(l, " \t"))
+			}
+			out = append(out, manifest.CommandGroup{Name: g.Name, Doc: trimBlankLines(lines)})
 		}
 	}
 	return out

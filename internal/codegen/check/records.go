@@ -136,6 +136,7 @@ func (c *checker) recordType(rec *record, path []string) *types.Type {
 			if v, good := c.parseDefault(dir, ft); good {
 				field.Default = v
 				fi.defaultSet = true
+				c.uselessFlag(dir, v, fi.trueDir, fi.falseDir)
 			}
 		} else if fi.trueDir != nil || fi.falseDir != nil {
 			// A flag field is optional: its default is what the flag
@@ -208,6 +209,10 @@ func (c *checker) fieldDirectives(fd *syntax.FieldDecl, ft *types.Type) *fieldIn
 				c.valueError(*dir, err)
 				continue
 			}
+			if ft.Kind == types.Bool {
+				c.boolOption(dir, "field "+fd.Name.Name)
+				continue
+			}
 			fi.names, fi.namesPos = n, dir.ValuePos
 		case "true", "false":
 			n, err := doc.ParseNames(dir.Value)
@@ -225,6 +230,10 @@ func (c *checker) fieldDirectives(fd *syntax.FieldDecl, ft *types.Type) *fieldIn
 				fi.falseName, fi.falseDir = n, dir
 			}
 		case "metavar":
+			if ft.Kind == types.Bool && (fi.doc.Get("true") != nil || fi.doc.Get("false") != nil) {
+				c.sink.Warnf(dir.Pos, "metavar: has no effect on a flag, which takes no value; ignored")
+				continue
+			}
 			fi.metavar = dir.Value
 		case "mime":
 			// The field's own is reported by checkMimes; one its type's

@@ -131,7 +131,7 @@ func TestParseNames(t *testing.T) {
 		{"-s/-1", Names{}, "short option '-1' is not a letter"},
 		{"-ab", Names{}, "short option '-ab' must be one letter; write --ab for a long option"},
 		{"long", Names{}, "expected an option name such as -s or --long, got 'long'"},
-		{"--", Names{}, "long option '--' must be letters, digits, '-' and '_' after '--'"},
+		{"--", Names{}, "long option '--' must start with a letter or a digit after '--', then letters, digits, '-' and '_'"},
 		{"--a b", Names{}, "expected an option name such as -s or --long, got 'b'"},
 		{"-a/-b", Names{}, "two short names: -a and -b"},
 		{"", Names{}, "expected an option name: -s, --long or -s/--long"},

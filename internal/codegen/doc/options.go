@@ -43,7 +43,7 @@ func ParseNames(value string) (Names, error) {
 		case strings.HasPrefix(part, "--"):
 			name := part[2:]
 			if !longName().MatchString(name) {
-				return n, &ValueError{Offset: start, Msg: fmt.Sprintf("long option '%s' must be letters, digits, '-' and '_' after '--'", part)}
+				return n, &ValueError{Offset: start, Msg: fmt.Sprintf("long option '%s' must start with a letter or a digit after '--', then letters, digits, '-' and '_'", part)}
 			}
 			if n.Long != "" {
 				return n, &ValueError{Offset: start, Msg: fmt.Sprintf("two long names: --%s and %s", n.Long, part)}

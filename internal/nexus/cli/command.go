@@ -171,9 +171,18 @@ func (p *commandParser) long(tok string, next []string, inv *invocation) (int, e
 			inv.help, inv.jsonHelp = true, true
 			return 0, nil
 		}
-		return 0, p.usage("unknown option '%s'%s", name, didYouMean(name, slices.Concat(p.longs, []string{helpLong, keepNullLong, jsonHelpLong})))
+		return 0, p.usage("unknown option '%s'%s%s", name, didYouMean(name, slices.Concat(p.longs, []string{helpLong, keepNullLong, jsonHelpLong})), p.noFormat(name))
 	}
 	return p.apply(b, name, val, hasVal, next, inv)
+}
+
+// noFormat explains -f/--format (name) on a command that has no other
+// output than its JSON result, where it is no option.
+func (p *commandParser) noFormat(name string) string {
+	if (name == formatShort || name == formatLong) && !hasFormat(p.c) {
+		return fmt.Sprintf(" (%s is an option of a command with output actions or a media result; %s prints its result as JSON already)", name, p.c.Name)
+	}
+	return ""
 }
 
 // short handles `-s`, `-s VALUE`, `-sVALUE`, `-s=VALUE` and bundled flags
@@ -190,7 +199,7 @@ func (p *commandParser) short(tok string, next []string, inv *invocation) (int, 
 				return 0, nil
 			}
 			if j == 1 {
-				return 0, p.usage("unknown option '%s'", tok)
+				return 0, p.usage("unknown option '%s'%s", tok, p.noFormat(name))
 			}
 			return 0, p.usage("unknown option '%s' in '%s'", name, tok)
 		}
@@ -247,13 +256,24 @@ func (p *commandParser) apply(b binding, name, val string, hasVal bool, next []s
 		// As in Morloc, a variadic option takes every following token
 		// up to the next option or `--` (`--xs 1 2 3`); `--xs=1` takes
 		// one, and repeated uses add up.
+		used = 0
 		for used < len(next) && !isOption(next[used]) && next[used] != "--" {
 			used++
 		}
-		for _, tok := range next[:used] {
-			if err := p.addMany(b.opt, name, tok); err != nil {
-				return 0, err
+		if used == 0 {
+			return 0, p.usage("option '%s' needs a value (%s)", name, p.placeholder(b))
+		}
+		for i, tok := range next[:used] {
+			vs, err := readMany(b.opt.arg.ManyElem(), b.opt.arg.Type, tok)
+			if err != nil {
+				msg := fmt.Sprintf("invalid value for %s: %v", name, err)
+				if i > 0 {
+					// Likely a positional the option took.
+					msg += fmt.Sprintf("; %s takes every token up to the next option, so a positional after it needs -- before it (%s %s -- %s)", name, name, strings.Join(next[:i], " "), tok)
+				}
+				return 0, p.usage("%s", msg)
 			}
+			b.opt.value = types.Concat(b.opt.value, vs)
 		}
 		b.opt.given = name
 		return used, nil

@@ -16,7 +16,7 @@ const (
 	formatShort = "-f"
 	formatLong  = "--format"
 	formatJSON  = manifest.FormatJSON
-	formatRaw   = "raw"
+	formatRaw   = manifest.FormatRaw
 )
 
 // hasFormat reports whether command c takes -f/--format.
@@ -27,9 +27,10 @@ func hasFormat(c *manifest.Command) bool {
 // formatValues are the values -f takes for command c.
 func formatValues(c *manifest.Command) []string {
 	vals := []string{formatJSON}
-	for _, a := range c.Actions {
-		if a.Long != "" && a.Long != formatRaw {
-			vals = append(vals, a.Long)
+	for i := range c.Actions {
+		// An action called raw is listed as raw, below.
+		if n := c.Actions[i].Name(); n != "" && c.Actions[i].Long != formatRaw {
+			vals = append(vals, n)
 		}
 	}
 	return append(vals, formatRaw)
@@ -53,7 +54,9 @@ func (p *commandParser) output(inv *invocation) error {
 	default:
 		var a *manifest.Action
 		for i := range c.Actions {
-			if c.Actions[i].Long == f {
+			// An action called raw (`-r/--raw`) is what -f raw
+			// asks for, as Morloc's renderer output.
+			if c.Actions[i].Name() == f || c.Actions[i].Long == f {
 				a = &c.Actions[i]
 			}
 		}
@@ -77,7 +80,7 @@ func (p *commandParser) output(inv *invocation) error {
 func formatRow(c *manifest.Command) row {
 	text := "print the result as " + strings.Join(formatValues(c), ", ") + " (json: the result itself as JSON"
 	if a := c.DefaultAction(); a != nil {
-		text += "; default: " + a.Long
+		text += "; default: " + a.Name()
 	} else if c.Mime != "" {
 		text += "; default: the " + c.Mime + " content as it is"
 	}

@@ -74,7 +74,9 @@ func TestFormatErrors(t *testing.T) {
 		{[]string{"listing", "-f", "json", "--lines", "1"}, "'-f json' and '--lines' ask for two outputs; give one"},
 		{[]string{"listing", "--format", "shout", "--lines", "1"}, "'--format shout' and '--lines' ask for two outputs"},
 		{[]string{"listing", "1", "-f"}, "option '-f' needs a value (<FORMAT>: json, shout, lines, raw)"},
-		{[]string{"echo", "-f", "json", "x"}, "unknown option '-f'"},
+		{[]string{"echo", "-f", "json", "x"}, "unknown option '-f' (-f is an option of a command with output actions or a media result; echo prints its result as JSON already)"},
+		{[]string{"echo", "--format=json", "x"}, "unknown option '--format' (--format is an option"},
+		{[]string{"echo", "-fjson", "x"}, "unknown option '-fjson' (-f is an option"},
 	}
 	for _, c := range cases {
 		res := runCLI(formatProgram(), "", c.argv...)
@@ -96,5 +98,45 @@ func TestFormatHelp(t *testing.T) {
 				t.Errorf("%s: help lacks %q:\n%s", argv, w, res.stdout)
 			}
 		}
+	}
+}
+
+// TestFormatActionNames: -f knows an action by the name _render and
+// ?render= know it by (manifest.Action.Name): a short-only action by its
+// letter, one called --raw by its short name too (-f raw still asks for
+// it, as before). The first was refused by -f and shown as "default: )".
+func TestFormatActionNames(t *testing.T) {
+	m := formatProgram()
+	lines := fnID(m, "lines")
+	linesOfResult := &manifest.Expr{Kind: manifest.Call, Type: S, Ref: lines, Args: []*manifest.Expr{
+		{Kind: manifest.Var, Type: types.ListOf(I), Ref: 0}}}
+	c := cmd(m, "short", []string{"Short-named actions."}, "idList", pos("", types.ListOf(I)))
+	c.Args[0].Many = true
+	c.Actions = []manifest.Action{
+		{Kind: "render", Short: "u", Body: linesOfResult, Return: S, Default: true},
+		{Kind: "with", Short: "r", Long: "raw", Body: linesOfResult, Return: S},
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"short", "1", "2"}, "1\n2\n"},
+		{[]string{"short", "-f", "u", "1", "2"}, "1\n2\n"},
+		{[]string{"short", "-f", "r", "1", "2"}, js("1\n2")},
+		{[]string{"short", "--raw", "1", "2"}, js("1\n2")},
+		{[]string{"short", "-f", "raw", "1", "2"}, js("1\n2")}, // the action called --raw
+		{[]string{"short", "-f", "json", "1", "2"}, "[1,2]\n"},
+	} {
+		res := runCLI(m, "", tc.argv...)
+		if res.code != ExitOK || res.stdout != tc.want || res.stderr != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, %q", tc.argv, res.code, res.stdout, res.stderr, tc.want)
+		}
+	}
+	res := runCLI(m, "", "short", "--help")
+	if want := "print the result as json, u, raw (json: the result itself as JSON; default: u)"; !strings.Contains(res.stdout, want) {
+		t.Errorf("help lacks %q:\n%s", want, res.stdout)
 	}
 }

@@ -203,3 +203,50 @@ func TestJSONHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandNamesGroupsApart: a word that is neither a command
+// nor a group, and like none, lists the commands and the groups each as
+// such (a group was listed among "the commands").
+func TestUnknownCommandNamesGroupsApart(t *testing.T) {
+	res := runCLI(groupProgram(), "", "qqqqqqqqqqqq", "1")
+	if res.code != ExitUsage {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	for _, want := range []string{"unknown command 'qqqqqqqqqqqq'; the commands are ", "; the groups are manage, misc"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr %q lacks %q", res.stderr, want)
+		}
+	}
+	if i := strings.Index(res.stderr, "; the groups"); strings.Contains(res.stderr[:i], "manage") {
+		t.Errorf("a group among the commands: %q", res.stderr)
+	}
+}
+
+// TestJSONHelpSingleCommand: a program of one command (run without its
+// name) still answers --json-help with the whole program, in Morloc's
+// shape; it gave the command's entry. `adder add --json-help` is the
+// command's.
+func TestJSONHelpSingleCommand(t *testing.T) {
+	var prog struct {
+		Name     string            `json:"name"`
+		Groups   []json.RawMessage `json:"groups"`
+		Commands []struct {
+			Name string `json:"name"`
+		} `json:"commands"`
+	}
+	res := runCLI(singleProgram(), "", "--json-help")
+	if err := json.Unmarshal([]byte(res.stdout), &prog); err != nil || res.code != ExitOK {
+		t.Fatalf("exit %d, %v:\n%s", res.code, err, res.stdout)
+	}
+	if prog.Name != "adder" || prog.Groups == nil || len(prog.Commands) != 1 || prog.Commands[0].Name != "add" {
+		t.Errorf("--json-help of a one-command program:\n%s", res.stdout)
+	}
+	var c struct {
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	}
+	res = runCLI(singleProgram(), "", "add", "--json-help")
+	if err := json.Unmarshal([]byte(res.stdout), &c); err != nil || c.Name != "add" || c.Args == nil {
+		t.Errorf("add --json-help: %v\n%s", err, res.stdout)
+	}
+}

@@ -54,3 +54,26 @@ func TestManyOptionTokens(t *testing.T) {
 		t.Errorf("--xs=1 2 bob: exit %d, stderr %q; want too many arguments", res.code, res.stderr)
 	}
 }
+
+// TestManyOptionEnds: a variadic option with no token before `--` or
+// another option needs a value (it took "--" as one), and a positional it
+// took says how to end the option.
+func TestManyOptionEnds(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"tagged", "--xs", "--", "bob"}, "option '--xs' needs a value (<Int>)"},
+		{[]string{"tagged", "-x", "--xs", "1", "--", "bob"}, "option '-x' needs a value (<Int>)"},
+		{[]string{"tagged", "--xs", "1", "2", "bob"}, `invalid value for --xs: expected Int, got "bob"; --xs takes every token up to the next option, so a positional after it needs -- before it (--xs 1 2 -- bob)`},
+		{[]string{"tagged", "--xs", "bob"}, `invalid value for --xs: expected Int, got "bob"`},
+	} {
+		res := runCLI(manyProgram(), "", c.argv...)
+		if res.code != ExitUsage || !strings.Contains(res.stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", c.argv, res.code, res.stderr, c.want)
+		}
+	}
+	if res := runCLI(manyProgram(), "", "tagged", "--xs", "bob"); strings.Contains(res.stderr, "needs -- before it") {
+		t.Errorf("the first token has no hint: %q", res.stderr)
+	}
+}

@@ -83,8 +83,11 @@ func (r *Runner) parse(argv []string) (*invocation, error) {
 			c := inv.cmd
 			return nil, &usageError{msg: fmt.Sprintf("command '%s' is in group %s: %s %s %s ...", c.Name, c.Group, r.prog(), c.Group, c.Name), group: r.M.Group(c.Group)}
 		}
-	case len(r.M.Commands) == 1 && r.M.Commands[0].Group == "":
-		// The only command needs no name: `prog 3 4` runs it.
+	case len(r.M.Commands) == 1 && r.M.Commands[0].Group == "" && !(inv.jsonHelp && len(rest) == 0):
+		// The only command needs no name: `prog 3 4` runs it. But
+		// `prog --json-help` is the whole program's, in Morloc's shape
+		// (groups, commands), whatever its number of commands: a tool
+		// reading it must not find a command's entry instead.
 		inv.cmd = &r.M.Commands[0]
 	case inv.help || len(rest) == 0:
 		inv.help = true
@@ -134,22 +137,28 @@ func (r *Runner) parseCommand(rest []string, inv *invocation) (*invocation, erro
 // unknownCommand explains a first word that names no command or group
 // of the program.
 func (r *Runner) unknownCommand(name string) error {
-	var names []string
+	var groups, commands []string
 	for _, g := range r.M.Groups {
-		names = append(names, g.Name)
+		groups = append(groups, g.Name)
 	}
 	for _, c := range r.M.Commands {
 		if c.Group == "" {
-			names = append(names, c.Name)
+			commands = append(commands, c.Name)
 		}
 	}
 	msg := fmt.Sprintf("unknown command '%s'", name)
 	if c := r.M.Command(name); c != nil && c.Group != "" {
 		msg += fmt.Sprintf(" (it is in group %s: %s %s %s)", c.Group, r.prog(), c.Group, c.Name)
-	} else if s := suggest.Closest(name, names); s != "" {
+	} else if s := suggest.Closest(name, append(groups, commands...)); s != "" {
 		msg += fmt.Sprintf(" (did you mean '%s'?)", s)
-	} else if len(names) > 0 {
-		msg += "; the commands are " + strings.Join(names, ", ")
+	} else {
+		// Groups and commands named apart: a group is no command.
+		if len(commands) > 0 {
+			msg += "; the commands are " + strings.Join(commands, ", ")
+		}
+		if len(groups) > 0 {
+			msg += "; the groups are " + strings.Join(groups, ", ")
+		}
 	}
 	return &usageError{msg: msg}
 }

@@ -39,7 +39,13 @@ func CheckOrigin(origin string) (string, error) {
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
 		return "", fmt.Errorf("CORS origin %q is not an origin: write it as scheme://host[:port], as a browser sends it (http://localhost:3000)", origin)
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+	// A browser leaves a scheme's default port out of Origin, so
+	// https://app.example:443 would match no request.
+	host := u.Host
+	if p := u.Port(); p == map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return strings.ToLower(u.Scheme + "://" + host), nil
 }
 
 // corsAllowed reports whether origin is one of the CORS origins.

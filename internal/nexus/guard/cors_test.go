@@ -78,9 +78,14 @@ func TestCORS(t *testing.T) {
 
 func TestCheckOrigin(t *testing.T) {
 	for in, want := range map[string]string{
-		"http://localhost:3000":   "http://localhost:3000",
-		"HTTPS://App.Example/":    "https://app.example",
-		"https://[::1]:8443":      "https://[::1]:8443",
+		"http://localhost:3000": "http://localhost:3000",
+		"HTTPS://App.Example/":  "https://app.example",
+		"https://[::1]:8443":    "https://[::1]:8443",
+		// A default port, which no browser's Origin has, is dropped.
+		"https://App.example:443": "https://app.example",
+		"http://localhost:80":     "http://localhost",
+		"http://app.example:443":  "http://app.example:443",
+		"https://[::1]:443":       "https://[::1]",
 		"*":                       "",
 		"app.example":             "",
 		"https://app.example/x":   "",

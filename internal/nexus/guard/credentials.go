@@ -28,7 +28,8 @@ import (
 // its SHA-256 in hex. call holds path.Match patterns of the tool names a
 // client sees (under nexus serve <module>__<command>, so "seq__*" is every
 // command of seq). list alone lets a credential list every tool and call
-// none. Unknown fields are refused: a misspelt permission must not grant
+// none. metrics lets it read GET /metrics (a Prometheus scraper's
+// credential needs nothing else). Unknown fields are refused: a misspelt permission must not grant
 // or withhold silently.
 
 // sha256Prefix marks a secret given as its SHA-256.
@@ -39,10 +40,11 @@ const sha256Prefix = "sha256:"
 type Credential struct {
 	// Name says who the client is, in the audit log and in errors; never
 	// the secret.
-	Name string
-	sum  [sha256.Size]byte
-	list bool
-	call []string
+	Name    string
+	sum     [sha256.Size]byte
+	list    bool
+	call    []string
+	metrics bool
 }
 
 // String is c's name, "" for a nil c (no credentials file).
@@ -65,6 +67,15 @@ func (c *Credential) MayCall(name string) bool {
 		}
 	}
 	return false
+}
+
+// MayReadMetrics reports whether c may read GET /metrics.
+func (c *Credential) MayReadMetrics() bool { return c.metrics }
+
+// DeniedMetrics is why c may not read GET /metrics, fit to show the
+// client.
+func (c *Credential) DeniedMetrics() string {
+	return fmt.Sprintf("permission denied: credential %q may not read the metrics (it has no \"metrics\" permission)", c.Name)
 }
 
 // Denied is why c may not call the tool named name, fit to show the
@@ -101,10 +112,11 @@ func (cs *Credentials) find(secret string) *Credential {
 
 // credentialEntry is an entry as the file writes it.
 type credentialEntry struct {
-	Name   string   `json:"name"`
-	Secret string   `json:"secret"`
-	List   bool     `json:"list"`
-	Call   []string `json:"call"`
+	Name    string   `json:"name"`
+	Secret  string   `json:"secret"`
+	List    bool     `json:"list"`
+	Call    []string `json:"call"`
+	Metrics bool     `json:"metrics"`
 }
 
 // LoadCredentials reads and checks the credentials file at file.
@@ -159,7 +171,7 @@ func ParseCredentials(data []byte) (*Credentials, error) {
 }
 
 func (e credentialEntry) check() (*Credential, error) {
-	c := &Credential{Name: e.Name, list: e.List, call: e.Call}
+	c := &Credential{Name: e.Name, list: e.List, call: e.Call, metrics: e.Metrics}
 	if strings.TrimSpace(e.Name) == "" {
 		return nil, errors.New("name: missing or blank")
 	}
@@ -180,8 +192,8 @@ func (e credentialEntry) check() (*Credential, error) {
 			return nil, fmt.Errorf("call: %q is not a pattern of tool names (path.Match: *, ?, [a-z])", p)
 		}
 	}
-	if !e.List && len(e.Call) == 0 {
-		return nil, errors.New(`grants nothing: give "list": true, "call": [patterns], or both`)
+	if !e.List && len(e.Call) == 0 && !e.Metrics {
+		return nil, errors.New(`grants nothing: give "list": true, "call": [patterns], "metrics": true, or several`)
 	}
 	return c, nil
 }

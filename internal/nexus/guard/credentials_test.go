@@ -76,6 +76,28 @@ func TestCredentialPermissions(t *testing.T) {
 	}
 }
 
+// TestMetricsCapability: "metrics": true alone is a credential (a
+// scraper's), which may read the metrics and call nothing; the others may
+// not read them.
+func TestMetricsCapability(t *testing.T) {
+	cs, err := ParseCredentials([]byte(`{"credentials":[
+		{"name":"scraper","secret":"` + viewerSecret + `","metrics":true},
+		{"name":"adder","secret":"` + adderSecret + `","call":["*"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scraper, adder := cs.find(viewerSecret), cs.find(adderSecret)
+	if !scraper.MayReadMetrics() || scraper.MayCall("add") || scraper.ListOnly() {
+		t.Error("scraper should read the metrics and call nothing")
+	}
+	if adder.MayReadMetrics() {
+		t.Error("adder may read the metrics without the permission")
+	}
+	if d := adder.DeniedMetrics(); !strings.Contains(d, `"metrics"`) || !strings.Contains(d, "adder") {
+		t.Errorf("DeniedMetrics: %s", d)
+	}
+}
+
 func TestWrapWithCredentials(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "creds.json")
 	write := func(body string) {

@@ -10,6 +10,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 )
 
 // callParams are the params of tools/call.
@@ -75,12 +76,14 @@ func readCallParams(params []byte) (callParams, *jsonrpc.Error) {
 // log.
 func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (out []byte) {
 	start := time.Now()
+	s.observe.Begin(s.transport)
 	cred := guard.CredentialOf(ctx)
 	var name string
 	outcome := guard.OutcomeError
 	// seen is the call's outcome as the observers count it (observe), and
 	// failure the message of a failed command.
 	seen, failure := observe.BadArguments, ""
+	var span *tracing.Span // the call's, once its name is known
 	defer func() {
 		// A bug in the server must not kill it: it ends this call only.
 		if p := recover(); p != nil {
@@ -90,6 +93,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		s.audit.Call(cred.String(), s.prog(name), name, start, outcome)
 		s.observe.Done(observe.Call{Program: s.prog(name), Tool: name, Transport: s.transport, Protocol: version,
 			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
+		span.EndCall(seen, failure)
 	}()
 	// Binding reads the arguments while a large message's check runs; the
 	// call runs only once the message is known to be JSON.
@@ -101,6 +105,7 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 			return boundCall{}, err
 		}
 		name = p.Name
+		ctx, span = s.traceCall(ctx, p, start, version)
 		t, err := s.find(p.Name)
 		if err != nil {
 			return boundCall{}, err
@@ -111,7 +116,9 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 			denied = cred.Denied(t.Name)
 			return boundCall{t: t}, nil
 		}
+		_, bind := tracing.Bind(ctx, t.Name)
 		call, bindErr := t.Bind(p.Arguments)
+		bind.End(bindErr)
 		badArgs = bindErr
 		return boundCall{t: t, call: call, meta: p.Meta}, nil
 	})
@@ -147,6 +154,21 @@ func (s *Server) call(ctx context.Context, m *jsonrpc.Message, version string) (
 		structured = res.Own
 	}
 	return m.ResultJSON(toolResult(version, res.Text, structured, false))
+}
+
+// traceCall starts the span of call p, which began at start, when
+// tracing is on. Its parent is the trace context of the request's _meta
+// over stdio, whatever the revision, and in the stateless revision, where
+// every request carries its own _meta; else, and when _meta has none, that
+// of the HTTP request's headers, which ctx carries (see HTTPHandler).
+func (s *Server) traceCall(ctx context.Context, p callParams, start time.Time, version string) (context.Context, *tracing.Span) {
+	if !tracing.On() {
+		return ctx, nil
+	}
+	if s.transport == observe.Stdio || stateless(version) {
+		ctx, _ = tracing.FromMeta(ctx, p.Meta)
+	}
+	return tracing.ToolCall(ctx, start, s.prog(p.Name), p.Name, s.transport, version)
 }
 
 // boundCall is a call ready to run: its tool, and its arguments bound.

@@ -49,6 +49,9 @@ var legacy = []string{V20251125, V20250618, V20250326, V20241105}
 // first: what server/discover and the -32022 error announce.
 var supported = append([]string{V20260728}, legacy...)
 
+// Versions are the protocol versions a client may speak, newest first.
+func Versions() []string { return slices.Clone(supported) }
+
 // isLegacy reports whether v is a version of the handshake era.
 func isLegacy(v string) bool { return slices.Contains(legacy, v) }
 
@@ -118,6 +121,9 @@ func NewServer(name string, tools []*tool.Tool, opts Options) *Server {
 	s.discover = s.discoverResult()
 	return s
 }
+
+// Tools are the tools the server serves, in its order.
+func (s *Server) Tools() []*tool.Tool { return s.all }
 
 // ListResult is the result of tools/list in protocol version 2025-06-18:
 // what `./prog --mcp-tools` prints, and the form the JSON API's /discover

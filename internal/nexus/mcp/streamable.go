@@ -13,6 +13,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/guard"
 	"github.com/nexus-run/nexus/internal/nexus/jsonrpc"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 )
 
 // Defaults of HTTPOptions.
@@ -153,6 +154,10 @@ func (h *HTTPHandler) Close() {
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost:
+		if tracing.On() {
+			// A call's parent span, unless its _meta names one (traceCall).
+			r = r.WithContext(tracing.FromHeaders(r.Context(), r.Header))
+		}
 		h.post(w, r)
 	case statelessHeader(r.Header.Get(HeaderProtocolVersion)):
 		// No stream to open and no session to end in 2026-07-28.

@@ -13,6 +13,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/nexus-run/nexus/internal/mcpaddr"
+	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/manifest/types"
 )
@@ -26,6 +27,11 @@ import (
 // of its tools and shared by every call after it, concurrent ones
 // included; Close closes them all. Its methods may be called concurrently.
 type Caller struct {
+	// Events, when set (before the first call), is told of the end of
+	// each call, as a pool.Called event of language manifest.MCP; it must
+	// be quick.
+	Events func(pool.Event)
+
 	m      *manifest.Manifest
 	stderr io.Writer
 
@@ -46,9 +52,16 @@ func NewCaller(m *manifest.Manifest, stderr io.Writer) *Caller {
 // f.Args, and returns the tool's result read as f.Return (see resultValue),
 // in msgpack. A result marked isError fails with a *pool.FunctionError
 // holding the server's message; every error names f.
-func (c *Caller) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+func (c *Caller) Call(ctx context.Context, f *manifest.Function, args []byte) (_ []byte, err error) {
 	if f.Pool != manifest.MCP {
 		return nil, fmt.Errorf("%s: a %s function, not a tool of an MCP server", f.Name, f.Pool)
+	}
+	if c.Events != nil && f.Server >= 0 && f.Server < len(c.m.Servers) {
+		start := time.Now()
+		defer func() {
+			c.Events(pool.Event{Kind: pool.Called, Program: c.m.Name, Lang: manifest.MCP, Server: c.m.Servers[f.Server].Name,
+				Duration: time.Since(start), Err: err})
+		}()
 	}
 	src, err := c.source(f.Server)
 	if err != nil {

@@ -149,12 +149,19 @@ func TestCallerIsError(t *testing.T) {
 	// the tool's own failure.
 	m := toolProgram(t, manifest.Server{Server: everything(t)}, tool("echo", []string{"text"}, types.StrType, types.StrType))
 	c, _ := newCaller(t, m)
+	var events []pool.Event
+	c.Events = func(e pool.Event) { events = append(events, e) }
 	_, err := callFn(c, "echo", "x")
 	var fe *pool.FunctionError
 	if !errors.As(err, &fe) || fe.Function != "echo" || !strings.Contains(fe.Message, "message") {
 		t.Fatalf("got %v, want a FunctionError of echo saying what is wrong with message", err)
 	}
 	t.Logf("isError: %v", err)
+	// The call's end is an event, for metrics, naming the server.
+	if len(events) != 1 || events[0].Kind != pool.Called || events[0].Program != "tools" || events[0].Lang != manifest.MCP ||
+		events[0].Server != "everything" || !errors.As(events[0].Err, &fe) {
+		t.Errorf("events %+v, want one call of server everything that failed with a FunctionError", events)
+	}
 }
 
 // TestCallerJSON: a Json result is the structuredContent, else the

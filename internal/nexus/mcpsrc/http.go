@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 )
 
 // httpTransport is the SDK's Streamable HTTP client transport, sending the
@@ -106,6 +108,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, vs := range t.headers {
 		req.Header[k] = vs
 	}
+	tracing.InjectHeaders(req.Context(), req.Header)
 	p, _ := req.Context().Value(probeKey{}).(*probe)
 	if p == nil {
 		return t.base.RoundTrip(req)

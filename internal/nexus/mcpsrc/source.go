@@ -25,6 +25,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/mcpaddr"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 )
 
 // DefaultTimeout is how long one request may take when Options.Timeout is
@@ -174,7 +175,11 @@ func (s *Source) Call(ctx context.Context, tool string, args map[string]any) (Re
 			return "list tools", err
 		}
 		var err error
-		res, err = c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		params := &mcp.CallToolParams{Name: tool, Arguments: args}
+		if meta := tracing.Meta(ctx); meta != nil {
+			params.Meta = meta
+		}
+		res, err = c.session.CallTool(ctx, params)
 		return "call " + tool, err
 	})
 	if err != nil {

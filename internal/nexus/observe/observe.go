@@ -79,6 +79,8 @@ type Call struct {
 type Hub struct {
 	mu       sync.RWMutex
 	watchers []func(Call)
+	// inFlight counts the calls begun and not done, by transport.
+	inFlight map[string]int
 }
 
 // NewHub returns a hub without watchers.
@@ -91,14 +93,45 @@ func (h *Hub) Watch(f func(Call)) {
 	h.mu.Unlock()
 }
 
-// Done reports a finished call. On a nil Hub it does nothing.
+// Begin reports that a call came by transport, before anything else is
+// known of it: each Begin is followed by one Done of the same transport,
+// and InFlight counts the calls between the two. On a nil Hub it does
+// nothing.
+func (h *Hub) Begin(transport string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	if h.inFlight == nil {
+		h.inFlight = map[string]int{}
+	}
+	h.inFlight[transport]++
+	h.mu.Unlock()
+}
+
+// InFlight is the number of calls that came by transport, begun and not
+// done yet.
+func (h *Hub) InFlight(transport string) int {
+	if h == nil {
+		return 0
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.inFlight[transport]
+}
+
+// Done reports a finished call, begun by Begin. On a nil Hub it does
+// nothing.
 func (h *Hub) Done(c Call) {
 	if h == nil {
 		return
 	}
-	h.mu.RLock()
+	h.mu.Lock()
+	if h.inFlight[c.Transport] > 0 {
+		h.inFlight[c.Transport]--
+	}
 	ws := h.watchers
-	h.mu.RUnlock()
+	h.mu.Unlock()
 	for _, f := range ws {
 		f(c)
 	}

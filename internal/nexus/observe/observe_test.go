@@ -55,3 +55,22 @@ func TestFailureOutcome(t *testing.T) {
 		}
 	}
 }
+
+func TestInFlight(t *testing.T) {
+	var nilHub *Hub
+	nilHub.Begin(HTTP) // must not panic
+
+	h := NewHub()
+	h.Begin(HTTP)
+	h.Begin(HTTP)
+	h.Begin(Stdio)
+	h.Done(Call{Transport: HTTP})
+	if got := [2]int{h.InFlight(HTTP), h.InFlight(Stdio)}; got != [2]int{1, 1} {
+		t.Fatalf("in flight (http, stdio) = %v, want [1 1]", got)
+	}
+	h.Done(Call{Transport: HTTP})
+	h.Done(Call{Transport: HTTP}) // a Done without its Begin does not go below zero
+	if got := h.InFlight(HTTP); got != 0 {
+		t.Fatalf("in flight over http = %d, want 0", got)
+	}
+}

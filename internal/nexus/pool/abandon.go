@@ -140,6 +140,7 @@ func (sp *supervised) retireLocked(inst *instance, why string) {
 	inst.idle = make(chan struct{})
 	sp.replaced++
 	sp.replacement = why
+	sp.event(Event{Kind: Replaced})
 	sp.retiring[inst] = struct{}{}
 	sp.idleLocked(inst)
 	sp.sup.cleanups.Add(1)

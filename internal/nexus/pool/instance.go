@@ -21,6 +21,7 @@ import (
 
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/progress"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 	"github.com/nexus-run/nexus/internal/steptrace"
 	"github.com/nexus-run/nexus/manifest"
 	"github.com/nexus-run/nexus/proto"
@@ -251,6 +252,7 @@ func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 // small call's trip to the pool.
 func (inst *instance) call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
 	req := &proto.CallRequest{Function: uint32(f.ID), Args: args}
+	req.Traceparent, req.Tracestate = tracing.Carrier(ctx)
 	c := &pending{}
 	inst.sink.begin(c, f.Name, observe.ToolOf(ctx))
 	report := progress.From(ctx)

@@ -93,6 +93,11 @@ type Options struct {
 	// RecoveryWindow caps the recovery window after a pool's death
 	// (recovery.go). Zero means DefaultRecoveryWindow.
 	RecoveryWindow time.Duration
+	// Events, when set, is told of each start, failed start, death and
+	// replacement of a pool and of each call's end (events.go). It is
+	// called on the pool's goroutines, sometimes with its locks held: it
+	// must be quick and must not call back into the Supervisor.
+	Events func(Event)
 }
 
 // Supervisor runs the pools of one program. All its methods are safe to
@@ -304,13 +309,17 @@ func (s *Supervisor) Launch(ctx context.Context, langs ...string) <-chan error {
 // to stop but may not be able to, may still run to its end; until it
 // does, or its pool is stopped, it keeps its place among the MaxCalls (see
 // abandon.go).
-func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+func (s *Supervisor) Call(ctx context.Context, f *manifest.Function, args []byte) (_ []byte, err error) {
 	if f.ID < 0 || f.ID > math.MaxUint32 {
 		return nil, fmt.Errorf("call %s: function id %d out of range", f.Name, f.ID)
 	}
 	sp, err := s.supervised(f.Pool)
 	if err != nil {
 		return nil, err
+	}
+	if s.opts.Events != nil {
+		start := time.Now()
+		defer func() { sp.event(Event{Kind: Called, Duration: time.Since(start), Err: err}) }()
 	}
 	select {
 	case sp.slots <- struct{}{}:

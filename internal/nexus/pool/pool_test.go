@@ -201,7 +201,8 @@ def pid(x):
 `,
 		fn{Source: "die", Args: []*types.Type{types.StrType}, Return: types.IntType},
 		fn{Source: "pid", Args: []*types.Type{types.IntType}, Return: types.IntType})
-	s, _ := pooltest.Supervise(t, m, pool.Options{})
+	var ev events
+	s, _ := pooltest.Supervise(t, m, pool.Options{Events: ev.add})
 	for _, c := range []struct{ how, want string }{
 		{"exit", "python pool died while running die (exit status 3)"},
 		{"kill", "python pool died while running die (killed by signal SIGKILL)"},
@@ -223,6 +224,46 @@ def pid(x):
 			t.Errorf("the pool was not restarted: pid %v both times", after)
 		}
 	}
+	// Three starts, the last two restarts; two deaths; six calls, two
+	// failed.
+	want := "start:3 restart:2 death:2 call:6 call_error:2 replacement:0 start_failure:0"
+	if got := ev.count(); got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+// events records the events of a Supervisor (Options.Events).
+type events struct {
+	mu  sync.Mutex
+	all []pool.Event
+}
+
+func (e *events) add(ev pool.Event) {
+	e.mu.Lock()
+	e.all = append(e.all, ev)
+	e.mu.Unlock()
+}
+
+// count counts the events by kind, failed calls and restarts apart, and
+// checks that each names the program and the language.
+func (e *events) count() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := map[string]int{}
+	for _, ev := range e.all {
+		if ev.Program == "" || ev.Lang != manifest.Python {
+			return fmt.Sprintf("an event of program %q, language %q", ev.Program, ev.Lang)
+		}
+		n[string(ev.Kind)]++
+		if ev.Restart {
+			n["restart"]++
+		}
+		if ev.Kind == pool.Called && ev.Err != nil {
+			n["call_error"]++
+		}
+	}
+	return fmt.Sprintf("start:%d restart:%d death:%d call:%d call_error:%d replacement:%d start_failure:%d",
+		n["start"], n["restart"], n["death"], n["call"], n["call_error"], n["replacement"], n["start_failure"])
 }
 
 func TestRestartLoopGuard(t *testing.T) {
@@ -717,8 +758,13 @@ def nap(tag, seconds):
 def pid(x):
     return os.getpid()
 `, pooltest.NapFn, pooltest.PidFn)
-	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 8})
+	var ev events
+	s, stderr := pooltest.Supervise(t, m, pool.Options{MaxCalls: 8, Events: ev.add})
 	pooltest.AbandonUntilReplaced(t, s, m, stderr, 8, 20, 2)
+	// Replacements, which are not deaths, each followed by a restart.
+	if got := ev.count(); strings.Contains(got, "replacement:0 ") || !strings.Contains(got, "death:0 ") {
+		t.Errorf("events %s, want replacements and no death", got)
+	}
 }
 
 func TestHealthCheck(t *testing.T) {

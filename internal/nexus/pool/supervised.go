@@ -39,6 +39,7 @@ type supervised struct {
 	retiring    map[*instance]struct{}
 	replaced    int    // replacements so far
 	replacement string // why the last replacement
+	starts      int    // successful starts so far
 }
 
 // attempt is one start; callers that need the pool meanwhile wait for it.
@@ -124,11 +125,14 @@ func (sp *supervised) start(a *attempt, inst *instance) {
 		if err != ErrClosed {
 			sp.noteLocked(err.Error())
 			err = &UnavailableError{Pool: sp.name(), Err: err}
+			sp.event(Event{Kind: StartFailed, Duration: time.Since(began), Err: err})
 		}
 		a.err = err
 	} else {
 		sp.cur, a.inst = inst, inst
 		sp.diedAt, sp.startTook = time.Time{}, time.Since(began)
+		sp.event(Event{Kind: Started, Restart: sp.starts > 0, Duration: sp.startTook})
+		sp.starts++
 		sp.sup.cleanups.Add(2)
 		go func() {
 			defer sp.sup.cleanups.Done()
@@ -171,6 +175,7 @@ func (sp *supervised) diedLocked(inst *instance) {
 		return
 	}
 	inst.deathNoted = true
+	sp.event(Event{Kind: Died})
 	if wasCur {
 		// A replaced instance dying does not leave the pool without one.
 		sp.diedAt = time.Now()

@@ -20,6 +20,7 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/mcpsrc"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -40,7 +41,8 @@ type Program struct {
 
 // New returns the stack of program m, whose pools run with opts; stdio MCP
 // servers' stderr goes where the pools' does (to opts.Log, a record a
-// line, when set). It starts no pool and connects to no server.
+// line, when set), and their calls' events where the pools' do. It starts
+// no pool and connects to no server.
 func New(m *manifest.Manifest, opts pool.Options) *Program {
 	sup := pool.New(m, opts)
 	stderr := opts.Stderr
@@ -48,8 +50,9 @@ func New(m *manifest.Manifest, opts pool.Options) *Program {
 		stderr = logs.Lines(opts.Log.With(slog.String("program", m.Name)), MCPServerOutput)
 	}
 	servers := mcpsrc.NewCaller(m, stderr)
+	servers.Events = opts.Events
 	return &Program{Manifest: m, Pools: sup, Servers: servers,
-		Dispatcher: &dispatch.Dispatcher{M: m, Pools: route{pools: sup, servers: servers}}}
+		Dispatcher: &dispatch.Dispatcher{M: m, Pools: route{m: m, pools: sup, servers: servers}}}
 }
 
 // MCPServerOutput is the message of the log records that carry a line a
@@ -60,15 +63,24 @@ const MCPServerOutput = "mcp server output"
 // through Servers, any other function in its pool through Pools.
 func (p *Program) Caller() dispatch.Caller { return p.Dispatcher.Pools }
 
-// route sends each call to what runs its function.
+// route sends each call to what runs its function. It is where every
+// call of a sourced function passes, so it traces them (a span each, in
+// whose context the call goes on, carrying it to the pool or server).
 type route struct {
+	m              *manifest.Manifest
 	pools, servers dispatch.Caller
 }
 
-func (r route) Call(ctx context.Context, f *manifest.Function, args []byte) ([]byte, error) {
+func (r route) Call(ctx context.Context, f *manifest.Function, args []byte) (out []byte, err error) {
+	var span *tracing.Span
+	defer func() { span.End(err) }()
 	if f.Pool == manifest.MCP {
+		if tracing.On() && f.Server >= 0 && f.Server < len(r.m.Servers) {
+			ctx, span = tracing.MCPCall(ctx, r.m.Name, r.m.Servers[f.Server].Name, f.Source, f.Name)
+		}
 		return r.servers.Call(ctx, f, args)
 	}
+	ctx, span = tracing.PoolCall(ctx, r.m.Name, f.Pool, f.Name, f.Source)
 	return r.pools.Call(ctx, f, args)
 }
 

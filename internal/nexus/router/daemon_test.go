@@ -89,6 +89,14 @@ func TestDaemonCallRefusals(t *testing.T) {
 		{"/call/own_alpha", `{"args": null}`, 400, []string{"JSON array", "not null"}},
 		{"/call/own_alpha", `3`, 400, []string{"JSON array"}},
 		{"/call/own_alpha", `["one"]`, 400, []string{"invalid value for argument '_1'", "expected an integer"}},
+		// Found probing issue 17: keys in map order, Go types in messages,
+		// and no word on where named arguments go.
+		{"/call/own_alpha", `{"_2": 1, "_1": 2}`, 400, []string{`unknown key "_1", "_2"; arguments by name go to POST /call/alpha/own_alpha`}},
+		{"/call/own_alpha", `{"args": {"a": 1}}`, 400, []string{`"args" is an object, not an array`}},
+		{"/call/own_alpha", `{"args": "x"}`, 400, []string{`"args" is a string, not an array`}},
+		{"/call/own_alpha", `"x"`, 400, []string{`{"args": [...]}, not a string`}},
+		{"/call/own_alpha", `{"_1": 1}`, 400, []string{`unknown key "_1"; arguments by name go to POST /call/alpha/own_alpha`}},
+		{"/call/own_alpha", `tru`, 400, []string{"JSON array", "invalid character"}},
 	} {
 		status, body := request(t, ts, "POST", tc.path, tc.body)
 		var reply struct {
@@ -98,6 +106,9 @@ func TestDaemonCallRefusals(t *testing.T) {
 		if status != tc.status || json.Unmarshal(body, &reply) != nil || reply.Status != "error" {
 			t.Errorf("%s %s: %d %s, want %d {\"status\":\"error\",...}", tc.path, tc.body, status, body, tc.status)
 			continue
+		}
+		if strings.Contains(reply.Error, "Go value") {
+			t.Errorf("%s %s: %q names a Go type", tc.path, tc.body, reply.Error)
 		}
 		for _, w := range tc.says {
 			if !strings.Contains(reply.Error, w) {
@@ -142,5 +153,72 @@ func TestPrograms(t *testing.T) {
 	}
 	if status, body := request(t, ts, "GET", "/discover/gamma", ""); status != 404 || !strings.Contains(string(body), "unknown program 'gamma' (serving alpha, beta)") {
 		t.Errorf("GET /discover/gamma: %d %s", status, body)
+	}
+}
+
+// TestModuleCallBodyKinds: the module route, given a body that is no
+// object, says what it got (it named a Go type), and for an array where
+// the positional route is (Morloc's form sent to nexus's route).
+func TestModuleCallBodyKinds(t *testing.T) {
+	_, ts := daemonServer(t, daemonProgram(t, "alpha"))
+	for body, want := range map[string]string{
+		`[1]`:   "the body must be a JSON object of the arguments by name, not an array; arguments by position go to POST /call/own_alpha",
+		`"x"`:   "the body must be a JSON object of the arguments by name, not a string",
+		`3`:     "not a number",
+		`null`:  "not null",
+		`{"_1"`: "the body must be a JSON object of the arguments by name: unexpected end of JSON input",
+	} {
+		status, out := request(t, ts, "POST", "/call/alpha/own_alpha", body)
+		var reply struct{ Error string }
+		if status != 400 || json.Unmarshal(out, &reply) != nil || !strings.Contains(reply.Error, want) || strings.Contains(reply.Error, "Go value") {
+			t.Errorf("%s: %d %s, want 400 saying %q", body, status, out, want)
+		}
+	}
+}
+
+// TestGroupedCommandHint: a grouped command is called by its tool name
+// (manage_add); its bare name on either call route says so.
+func TestGroupedCommandHint(t *testing.T) {
+	m := pooltest.Compile(t, `
+module calc (
+  --* group: manage
+  add
+)
+source Py from "fns.py" ("add")
+add :: Int -> Int -> Int
+`, "def add(x, y):\n    return x + y\n")
+	_, ts := daemonServer(t, m)
+	for path, want := range map[string]string{
+		"/call/add":      "unknown command 'add' (serving manage_add); call /call/manage_add in group manage of calc",
+		"/call/calc/add": "module calc has no command 'add' (it is in group manage: call /call/calc/manage_add)",
+	} {
+		status, out := request(t, ts, "POST", path, `[]`)
+		var reply struct{ Error string }
+		if status != 404 || json.Unmarshal(out, &reply) != nil || reply.Error != want {
+			t.Errorf("%s: %d %s, want 404 saying %q", path, status, out, want)
+		}
+	}
+}
+
+// TestSkippedCommandSaysWhy: a command that is no tool (it reads standard
+// input) is answered on the call routes with why, not as unknown.
+func TestSkippedCommandSaysWhy(t *testing.T) {
+	m := pooltest.Compile(t, `
+module calc (rev)
+source Py from "fns.py" ("rev")
+rev ::
+  --' @stdin
+  Str -> Str
+`, "def rev(s):\n    return s[::-1]\n")
+	_, ts := daemonServer(t, m)
+	for path, want := range map[string]string{
+		"/call/rev":      "command 'rev' of calc is not served: it reads standard input",
+		"/call/calc/rev": "command 'rev' of module calc is not served: it reads standard input",
+	} {
+		status, out := request(t, ts, "POST", path, `[]`)
+		var reply struct{ Error string }
+		if status != 404 || json.Unmarshal(out, &reply) != nil || !strings.HasPrefix(reply.Error, want) {
+			t.Errorf("%s: %d %s, want 404 saying %q", path, status, out, want)
+		}
 	}
 }

@@ -4,7 +4,8 @@
 // MCP clients: POST /call/<module>/<command>, GET /discover, GET /health
 // (package health), and Morloc's daemon API, so that its clients work
 // unchanged: POST /call/<command> with the arguments by position,
-// GET /programs and GET /discover/<program>.
+// GET /programs and GET /discover/<program>. GET / is the status page
+// (package status).
 //
 // Each program is the runtime stack of nexus/program: its own pools,
 // started on first use and supervised.
@@ -22,6 +23,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,7 +34,9 @@ import (
 	"github.com/nexus-run/nexus/internal/nexus/observe"
 	"github.com/nexus-run/nexus/internal/nexus/pool"
 	"github.com/nexus-run/nexus/internal/nexus/program"
+	"github.com/nexus-run/nexus/internal/nexus/status"
 	"github.com/nexus-run/nexus/internal/nexus/tool"
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 	"github.com/nexus-run/nexus/manifest"
 )
 
@@ -56,8 +60,9 @@ type Options struct {
 	Observe *observe.Hub
 }
 
-// Routes says what a Router serves, for a 404.
-const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs and GET /health"
+// Routes says what nexus serve serves (GET /metrics beside the Router), for
+// a 404.
+const Routes = "/mcp, POST /call/<module>/<command>, POST /call/<command>, GET /discover, GET /discover/<program>, GET /programs, GET /health, GET /metrics and the status page at GET /"
 
 // Router is several programs behind one http.Handler.
 type Router struct {
@@ -76,6 +81,9 @@ type served struct {
 	*program.Program
 	module string
 	tools  []*tool.Tool
+	// skipped says, by tool name, why a command is not served (it reads
+	// standard input, ...), for the call routes to say so.
+	skipped map[string]string
 }
 
 // New returns a Router serving the programs ms, each known by its module
@@ -87,20 +95,25 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt := &Router{byModule: map[string]*served{}, audit: opts.Audit, observe: opts.Observe}
 	var all []*tool.Tool
 	var reported []health.Program
+	var pages []status.Program
 	for _, m := range ms {
 		if prev := rt.byModule[m.Name]; prev != nil {
 			return nil, fmt.Errorf("two programs are called %s (%s and %s); a module name must say which program a tool is from", m.Name, prev.Manifest.Dir, m.Dir)
 		}
-		p := &served{Program: program.New(m, opts.Pool), module: m.Name}
+		p := &served{Program: program.New(m, opts.Pool), module: m.Name, skipped: map[string]string{}}
 		tools, skipped := p.Tools(m.Name + Separator)
 		for _, s := range skipped {
 			opts.Log.Warn(s.String(), "program", m.Name)
+			if c := m.Command(s.Command); c != nil {
+				p.skipped[c.ToolName()] = s.Reason
+			}
 		}
 		p.tools = tools
 		all = append(all, tools...)
 		rt.programs = append(rt.programs, p)
 		rt.byModule[m.Name] = p
 		reported = append(reported, health.Program{Module: m.Name, Pools: p.Pools})
+		pages = append(pages, status.Program{Module: m.Name, Description: strings.Join(m.Doc, "\n"), Tools: tools, Pools: p.Pools})
 	}
 	rt.tools = tool.NewSet(all, opts.Calls)
 	rt.mcp = mcp.NewHTTPHandler(mcp.NewServer("nexus", all, mcp.Options{
@@ -115,6 +128,7 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 	rt.mux.HandleFunc("GET /discover/{program}", rt.discoverOne)
 	rt.mux.HandleFunc("GET /programs", rt.listPrograms)
 	rt.health.Mount(rt.mux)
+	status.New(pages, opts.Observe).Mount(rt.mux)
 	// Every other request is answered in JSON too, not by the mux's
 	// plain text: a path served for other methods is 405 (a pattern with
 	// a method wins over the same path without), anything else 404.
@@ -128,6 +142,19 @@ func New(ms []*manifest.Manifest, opts Options) (*Router, error) {
 }
 
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
+
+// Tools are the names of the tools each module serves (MCP's and the JSON
+// API's names of its commands), for metrics to tell them from names a
+// client made up.
+func (rt *Router) Tools() map[string][]string {
+	out := map[string][]string{}
+	for _, p := range rt.programs {
+		for _, t := range p.tools {
+			out[p.module] = append(out[p.module], t.Name)
+		}
+	}
+	return out
+}
 
 // MCP is the Router's MCP handler, to see its sessions.
 func (rt *Router) MCP() *mcp.HTTPHandler { return rt.mcp }
@@ -158,7 +185,15 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 	module, command := r.PathValue("module"), r.PathValue("command")
 	rt.invoke(w, r, moduleReply, module, command, func(body []byte) (map[string]json.RawMessage, error) {
 		var named map[string]json.RawMessage
-		if len(strings.TrimSpace(string(body))) > 0 {
+		if text := strings.TrimSpace(string(body)); len(text) > 0 {
+			if text[0] != '{' && text != "null" && json.Valid(body) {
+				msg := "the body must be a JSON object of the arguments by name, not "
+				if text[0] == '[' {
+					// Morloc's daemon form, sent to nexus's route.
+					return nil, badBody(msg + "an array; arguments by position go to POST /call/" + command)
+				}
+				return nil, badBody(msg + jsonKind(text))
+			}
 			if err := json.Unmarshal(body, &named); err != nil {
 				return nil, badBody("the body must be a JSON object of the arguments by name: " + bodyError(err))
 			}
@@ -178,14 +213,17 @@ func (rt *Router) call(w http.ResponseWriter, r *http.Request) {
 func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm, module, command string,
 	args func(body []byte) (map[string]json.RawMessage, error)) {
 	start := time.Now()
+	rt.observe.Begin(observe.JSONAPI)
 	outcome := guard.OutcomeError
 	cred := guard.CredentialOf(r.Context())
 	name := module + Separator + command
 	seen, failure := observe.BadArguments, ""
+	ctx, span := tracing.ToolCall(tracing.FromHeaders(r.Context(), r.Header), start, module, name, observe.JSONAPI, "")
 	defer func() {
 		rt.audit.Call(cred.String(), module, name, start, outcome)
 		rt.observe.Done(observe.Call{Program: module, Tool: name, Transport: observe.JSONAPI,
 			Start: start, Duration: time.Since(start), Outcome: seen, Error: failure})
+		span.EndCall(seen, failure)
 	}()
 	if rt.byModule[module] == nil {
 		form.fail(w, http.StatusNotFound, fmt.Sprintf("unknown module '%s' (serving %s)", module, strings.Join(rt.modules(), ", ")))
@@ -193,7 +231,13 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 	}
 	t := rt.tools.Tool(name)
 	if t == nil {
-		form.fail(w, http.StatusNotFound, fmt.Sprintf("module %s has no command '%s'", module, command))
+		msg := fmt.Sprintf("module %s has no command '%s'", module, command)
+		if why, ok := rt.byModule[module].skipped[command]; ok {
+			msg = fmt.Sprintf("command '%s' of module %s is not served: %s", command, module, why)
+		} else if c := rt.byModule[module].Manifest.Command(command); c != nil && c.Group != "" {
+			msg += fmt.Sprintf(" (it is in group %s: call /call/%s/%s)", c.Group, module, c.ToolName())
+		}
+		form.fail(w, http.StatusNotFound, msg)
 		return
 	}
 	if cred != nil && !cred.MayCall(name) {
@@ -227,7 +271,7 @@ func (rt *Router) invoke(w http.ResponseWriter, r *http.Request, form replyForm,
 		form.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	res, err := rt.tools.Call(pool.RefuseWhileRecovering(observe.WithTool(r.Context(), name)), name, named)
+	res, err := rt.tools.Call(pool.RefuseWhileRecovering(observe.WithTool(ctx, name)), name, named)
 	if err != nil && !errors.As(err, &bad) {
 		seen, failure = observe.FailureOutcome(err), err.Error()
 	}
@@ -311,7 +355,23 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 	}
 	switch len(has) {
 	case 0:
-		daemonReply.fail(w, http.StatusNotFound, fmt.Sprintf("unknown command '%s' (%s)", command, rt.commandList()))
+		msg := fmt.Sprintf("unknown command '%s' (%s)", command, rt.commandList())
+		for _, p := range rt.programs {
+			if why, ok := p.skipped[command]; ok {
+				msg = fmt.Sprintf("command '%s' of %s is not served: %s (%s)", command, p.module, why, rt.commandList())
+			}
+		}
+		var grouped []string
+		for _, p := range rt.programs {
+			if c := p.Manifest.Command(command); c != nil && c.Group != "" {
+				grouped = append(grouped, fmt.Sprintf("/call/%s in group %s of %s", c.ToolName(), c.Group, p.module))
+			}
+		}
+		if len(grouped) > 0 {
+			// A grouped command is called by its tool name.
+			msg += "; call " + strings.Join(grouped, " or ")
+		}
+		daemonReply.fail(w, http.StatusNotFound, msg)
 		return
 	case 1:
 	default:
@@ -325,7 +385,7 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 	module := has[0]
 	t := rt.tools.Tool(module + Separator + command)
 	rt.invoke(w, r, daemonReply, module, command, func(body []byte) (map[string]json.RawMessage, error) {
-		values, err := positional(body)
+		values, err := positional(body, "/call/"+module+"/"+command)
 		if err != nil {
 			return nil, err
 		}
@@ -334,8 +394,9 @@ func (rt *Router) callDaemon(w http.ResponseWriter, r *http.Request) {
 }
 
 // positional reads the body of a daemon call: a JSON array of the
-// arguments, or an object {"args": [...]}; empty, none.
-func positional(body []byte) ([]json.RawMessage, error) {
+// arguments, or an object {"args": [...]}; empty, none. named is the
+// path that takes the arguments by name, for a body that gives them so.
+func positional(body []byte, named string) ([]json.RawMessage, error) {
 	const want = `the body must be a JSON array of the arguments, or {"args": [...]}`
 	text := strings.TrimSpace(string(body))
 	if text == "" {
@@ -346,15 +407,34 @@ func positional(body []byte) ([]json.RawMessage, error) {
 		if err := json.Unmarshal(body, &obj); err != nil {
 			return nil, badBody(want + ": " + bodyError(err))
 		}
+		var unknown []string
 		for k := range obj {
 			if k != "args" {
-				return nil, badBody(fmt.Sprintf("%s: unknown key %q", want, k))
+				unknown = append(unknown, strconv.Quote(k))
 			}
+		}
+		if len(unknown) > 0 {
+			// Sorted, so that the answer does not change with map order.
+			slices.Sort(unknown)
+			msg := fmt.Sprintf("%s: unknown key %s", want, strings.Join(unknown, ", "))
+			if obj["args"] == nil {
+				msg += "; arguments by name go to POST " + named
+			}
+			return nil, badBody(msg)
 		}
 		body = obj["args"]
 		if body == nil {
 			return nil, badBody(want + `: "args" is missing`)
 		}
+		if t := strings.TrimSpace(string(body)); t != "" && t[0] != '[' && t != "null" {
+			return nil, badBody(fmt.Sprintf(`%s: "args" is %s, not an array`, want, jsonKind(t)))
+		}
+	} else if text[0] != '[' && text != "null" {
+		if !json.Valid(body) {
+			var v any
+			return nil, badBody(want + ": " + bodyError(json.Unmarshal(body, &v)))
+		}
+		return nil, badBody(fmt.Sprintf("%s, not %s", want, jsonKind(text)))
 	}
 	var values []json.RawMessage
 	if err := json.Unmarshal(body, &values); err != nil {
@@ -364,6 +444,21 @@ func positional(body []byte) ([]json.RawMessage, error) {
 		return nil, badBody(want + ", not null")
 	}
 	return values, nil
+}
+
+// jsonKind names the kind of the JSON value text (valid, not an array)
+// for a message: a Go type in one would tell a client nothing.
+func jsonKind(text string) string {
+	switch text[0] {
+	case '{':
+		return "an object"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 // discover lists the programs and their tools, as MCP's tools/list shows

@@ -46,6 +46,8 @@ func TestErrorsAreJSON(t *testing.T) {
 		{"GET", "/call/seq/gc", nil, 405, "GET /call/seq/gc takes POST", "POST"},
 		{"POST", "/health", strings.NewReader("{}"), 405, "takes GET or HEAD", "GET, HEAD"},
 		{"DELETE", "/discover", nil, 405, "takes GET or HEAD", "GET, HEAD"},
+		{"POST", "/", strings.NewReader("{}"), 405, "POST / takes GET or HEAD", "GET, HEAD"}, // the status page
+		{"GET", "/index.html", nil, 404, `"/index.html"`, ""},
 	} {
 		req, err := http.NewRequest(tc.method, ts.URL+tc.path, tc.body)
 		if err != nil {

@@ -173,7 +173,9 @@ func (t *Tool) render(named map[string]json.RawMessage) (*manifest.Action, error
 		return t.defaultAction, nil
 	}
 	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
+	// null would read as "" without an error, and be called an unknown
+	// name: it is the wrong type, as for every other argument.
+	if err := json.Unmarshal(raw, &v); err != nil || strings.TrimSpace(string(raw)) == "null" {
 		return nil, argErrorf(t.Name, []string{RenderKey}, "invalid value for argument '%s': expected a string, got %s", RenderKey, strings.TrimSpace(string(raw)))
 	}
 	if v == RenderRaw {

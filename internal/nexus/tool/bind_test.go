@@ -101,6 +101,7 @@ func TestBindErrors(t *testing.T) {
 		{"whole", `{"configwhole":{"level":"high","name":"x"}}`, "invalid value for argument 'configwhole': field level: expected an integer", []string{"configwhole"}},
 		{"acts", `{"_1":[],"_render":"fancy"}`, "unknown _render 'fancy' for tool 'acts': expected one of raw, lines, r", []string{"_render"}},
 		{"acts", `{"_1":[],"_render":3}`, "invalid value for argument '_render': expected a string, got 3", []string{"_render"}},
+		{"acts", `{"_1":[],"_render":null}`, "invalid value for argument '_render': expected a string, got null", []string{"_render"}}, // was "unknown _render ''"
 		{"point", `{"_render":"raw","_1":1}`, "unknown argument '_render' for tool 'point' (it takes _1)", []string{"_render"}},
 	} {
 		_, err := byName[tc.tool].Bind(named(t, tc.args))

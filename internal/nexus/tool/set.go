@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nexus-run/nexus/internal/nexus/tracing"
 	"github.com/nexus-run/nexus/manifest/types"
 )
 
@@ -79,7 +80,9 @@ func (s *Set) Call(ctx context.Context, name string, named map[string]json.RawMe
 	if t == nil {
 		return Result{}, UnknownTool(name)
 	}
+	_, bind := tracing.Bind(ctx, name)
 	c, err := t.Bind(named)
+	bind.End(err)
 	if err != nil {
 		return Result{}, err
 	}

@@ -26,7 +26,7 @@ import (
 const RenderKey = "_render"
 
 // RenderRaw is the _render value that applies no output action.
-const RenderRaw = "raw"
+const RenderRaw = manifest.FormatRaw
 
 // Tool is one command of a program seen as named arguments: its schema,
 // how the named arguments of a call bind to the command's arguments, and
@@ -207,17 +207,10 @@ func New(c *manifest.Command, d *dispatch.Dispatcher, name string) (*Tool, error
 		def := RenderRaw
 		for i := range c.Actions {
 			act := &c.Actions[i]
-			// An action is known by its long name, else its short one;
-			// one called raw (`render: -r/--raw=f`, a common spelling)
-			// by its other name, since raw means no action.
-			v := ""
-			for _, name := range []string{act.Long, act.Short} {
-				if name != "" && name != RenderRaw && t.actions[name] == nil {
-					v = name
-					break
-				}
-			}
-			if v == "" {
+			// Known by the name the command line's -f knows it by (the
+			// build refuses an action without one, or two alike).
+			v := act.Name()
+			if v == "" || t.actions[v] != nil {
 				return nil, fmt.Errorf("output action %s has no name left for %s", firstOf(act.Long, act.Short), RenderKey)
 			}
 			t.actions[v] = act
