@@ -124,7 +124,7 @@ func withMsg(recs []map[string]any, msg string) []map[string]any {
 // its program, language and the call in flight; never an argument.
 func TestLogsJSON(t *testing.T) {
 	p := build(t, logsProgram)
-	s := startHTTP(t, p.tmp, nil, "serve", p.launcher, "--log-format", "json")
+	s := startHTTP(t, p.tmp, nil, "serve", p.launcher, "--log-format", "json", "--log-calls")
 
 	// The JSON API: ok, a tool error, bad arguments.
 	if r := s.do(http.MethodPost, "/call/logs/add", `{"a": 1, "b": 2}`); r.status != http.StatusOK {
@@ -207,8 +207,10 @@ func TestLogsJSON(t *testing.T) {
 	}
 }
 
-// TestLogsCallsOff: --log-calls=false, NEXUS_LOG_CALLS=false and
-// --log-level warn (or NEXUS_LOG_LEVEL) leave the call lines out, and
+// TestLogsCallsOff: the call lines are off by default, on with
+// --log-calls (or NEXUS_LOG_CALLS=true); --log-calls=false,
+// NEXUS_LOG_CALLS=false and --log-level warn (or NEXUS_LOG_LEVEL) leave
+// them out, and
 // the line saying where the server listens with them for the level; a
 // format or level nexus does not know is refused at start.
 func TestLogsCallsOff(t *testing.T) {
@@ -219,11 +221,13 @@ func TestLogsCallsOff(t *testing.T) {
 		args    []string
 		serving bool // the info line saying where it listens is kept
 	}{
+		{"off, the default", nil, nil, true},
 		{"--log-calls=false", nil, []string{"--log-calls=false"}, true},
-		{"NEXUS_LOG_CALLS=false", []string{"NEXUS_LOG_CALLS=false"}, nil, true},
-		{"--log-level warn", nil, []string{"--log-level", "warn"}, false},
-		{"NEXUS_LOG_LEVEL=error", []string{"NEXUS_LOG_LEVEL=error", "NEXUS_LOG_FORMAT=json"}, nil, false},
-		{"on, the default", nil, nil, true},
+		{"NEXUS_LOG_CALLS=false", []string{"NEXUS_LOG_CALLS=false"}, []string{}, true},
+		{"--log-level warn", nil, []string{"--log-level", "warn", "--log-calls"}, false},
+		{"NEXUS_LOG_LEVEL=error", []string{"NEXUS_LOG_LEVEL=error", "NEXUS_LOG_FORMAT=json", "NEXUS_LOG_CALLS=true"}, nil, false},
+		{"--log-calls", nil, []string{"--log-calls"}, true},
+		{"NEXUS_LOG_CALLS=true", []string{"NEXUS_LOG_CALLS=true"}, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := launchHTTP(t, p.tmp, c.env, append([]string{"serve", p.launcher}, c.args...)...)
@@ -241,7 +245,7 @@ func TestLogsCallsOff(t *testing.T) {
 			s.stop()
 			stderr := s.stderrText()
 			calls := strings.Contains(stderr, "msg=call ") || strings.Contains(stderr, `"msg":"call"`)
-			if on := c.name == "on, the default"; calls != on {
+			if on := c.name == "--log-calls" || c.name == "NEXUS_LOG_CALLS=true"; calls != on {
 				t.Errorf("call line logged: %v, want %v:\n%s", calls, on, stderr)
 			}
 		})
@@ -323,13 +327,13 @@ func TestLogsNoSecrets(t *testing.T) {
 		good  []string // a header that authenticates
 		other []string // a header of a credential that may not call add, or nil
 	}{
-		{"mcp, token, text", []string{"NEXUS_MCP_TOKEN=" + token}, []string{"mcp", p.launcher, "--log-level", "debug"},
+		{"mcp, token, text", []string{"NEXUS_MCP_TOKEN=" + token}, []string{"mcp", p.launcher, "--log-level", "debug", "--log-calls"},
 			[]string{"Authorization", "Bearer " + token}, nil},
-		{"serve, token, json", nil, []string{"serve", p.launcher, "--auth-token", token, "--log-level", "debug", "--log-format", "json"},
+		{"serve, token, json", nil, []string{"serve", p.launcher, "--auth-token", token, "--log-level", "debug", "--log-calls", "--log-format", "json"},
 			[]string{"X-API-Key", token}, nil},
-		{"serve, credentials, json", nil, []string{"serve", p.launcher, "--auth-file", creds, "--log-level", "debug", "--log-format", "json"},
+		{"serve, credentials, json", nil, []string{"serve", p.launcher, "--auth-file", creds, "--log-level", "debug", "--log-calls", "--log-format", "json"},
 			[]string{"Authorization", "Bearer " + adderSecret}, []string{"X-API-Key", viewerSecret}},
-		{"mcp, credentials, text", nil, []string{"mcp", p.launcher, "--auth-file", creds, "--log-level", "debug"},
+		{"mcp, credentials, text", nil, []string{"mcp", p.launcher, "--auth-file", creds, "--log-level", "debug", "--log-calls"},
 			[]string{"X-API-Key", adderSecret}, []string{"Authorization", "Bearer " + viewerSecret}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -385,7 +389,7 @@ func TestLogsNoSecrets(t *testing.T) {
 func TestLogsNoSecretsOfSources(t *testing.T) {
 	served := build(t, logsProgram)
 	const token, envValue = "bearer-61c0-secret-0123456789", "envsecret-3f9a-0123456789"
-	s := startHTTP(t, served.tmp, nil, "mcp", served.launcher, "--auth-token", token, "--log-level", "debug")
+	s := startHTTP(t, served.tmp, nil, "mcp", served.launcher, "--auth-token", token, "--log-level", "debug", "--log-calls")
 	t.Setenv("LOGS_BEARER", token)
 	p := build(t, files{"main.loc": fmt.Sprintf(`
 module gate (viaHTTP, viaStdio)
@@ -394,7 +398,7 @@ module gate (viaHTTP, viaStdio)
 source MCP from "%s/mcp" ("add" as addHTTP)
 
 --' @env LOGS_ENV=%s
-source MCP from "'%s' mcp '%s' --log-level debug" ("add" as addStdio)
+source MCP from "'%s' mcp '%s' --log-level debug --log-calls" ("add" as addStdio)
 
 addHTTP :: --' @name a
            Int -> --' @name b
@@ -415,7 +419,7 @@ viaStdio :: --' @name a
             Int -> Int
 viaStdio a b = addStdio a b
 `, s.base, envValue, nexusBin, served.launcher)})
-	g := startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--log-level", "debug", "--log-format", "json")
+	g := startHTTP(t, p.tmp, nil, "mcp", p.launcher, "--log-level", "debug", "--log-calls", "--log-format", "json")
 	sid := g.initialize()
 	for i, tool := range []string{"viaHTTP", "viaStdio"} {
 		if text, isErr := callText(t, g.rpc(sid, i+2, "tools/call", callParams(tool, map[string]any{"a": 40, "b": 2}))); isErr || text != "42" {

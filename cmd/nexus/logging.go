@@ -31,7 +31,10 @@ func logFlags() []cli.Flag {
 			Usage: "write the log on stderr as `FORMAT`: text (key=value pairs) or json (a JSON object a line)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{logs.LevelEnv},
 			Usage: "log from `LEVEL` up: debug, info, warn or error (warn leaves the call lines out)"},
-		&cli.BoolFlag{Name: "log-calls", Value: true, EnvVars: []string{logs.CallsEnv},
+		// Off by default: a line written per call costs small calls 5-25%
+		// of their rate in make peers (docs/operations.md, Logs), which
+		// the metrics count at no measurable cost.
+		&cli.BoolFlag{Name: "log-calls", EnvVars: []string{logs.CallsEnv},
 			Usage: "log a line (at info) for every tool call: program, tool, transport, protocol, duration, outcome, error; never arguments"},
 	}
 }
@@ -55,7 +58,7 @@ func setupLog(c *cli.Context, w io.Writer) error {
 }
 
 // newHub is the hub of a server's calls, with the call log watching it
-// unless --log-calls=false.
+// when --log-calls asks for it.
 func newHub(c *cli.Context) *observe.Hub {
 	hub := observe.NewHub()
 	if c.Bool("log-calls") {

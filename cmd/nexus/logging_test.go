@@ -44,12 +44,14 @@ func TestLogFlags(t *testing.T) {
 		// wanted in the output, and not
 		has, hasNot []string
 	}{
-		{"default", nil, nil, []string{`level=INFO msg="an info line"`, "msg=call program=demo tool=greet transport=stdio duration_ms=0 outcome=ok\n"}, []string{"debug", "{"}},
-		{"json", nil, []string{"--log-format", "json"}, []string{`"msg":"an info line"`, `"msg":"call","program":"demo"`}, []string{"msg="}},
+		{"default", nil, nil, []string{`level=INFO msg="an info line"`}, []string{"debug", "{", "msg=call"}},
+		{"calls on", nil, []string{"--log-calls"}, []string{`level=INFO msg="an info line"`, "msg=call program=demo tool=greet transport=stdio duration_ms=0 outcome=ok\n"}, []string{"debug", "{"}},
+		{"calls on from env", map[string]string{"NEXUS_LOG_CALLS": "true"}, nil, []string{"msg=call program=demo"}, nil},
+		{"json", nil, []string{"--log-format", "json", "--log-calls"}, []string{`"msg":"an info line"`, `"msg":"call","program":"demo"`}, []string{"msg="}},
 		{"json from env", map[string]string{"NEXUS_LOG_FORMAT": "json"}, nil, []string{`"msg":"an info line"`}, []string{"msg="}},
-		{"the flag over env", map[string]string{"NEXUS_LOG_FORMAT": "json"}, []string{"--log-format", "text"}, []string{"msg=call"}, []string{"{"}},
-		{"debug", nil, []string{"--log-level", "debug"}, []string{`msg="a debug line"`, "msg=call"}, nil},
-		{"warn from env", map[string]string{"NEXUS_LOG_LEVEL": "warn"}, nil, nil, []string{"info line", "msg=call"}},
+		{"the flag over env", map[string]string{"NEXUS_LOG_FORMAT": "json"}, []string{"--log-format", "text", "--log-calls"}, []string{"msg=call"}, []string{"{"}},
+		{"debug", nil, []string{"--log-level", "debug", "--log-calls"}, []string{`msg="a debug line"`, "msg=call"}, nil},
+		{"warn from env", map[string]string{"NEXUS_LOG_LEVEL": "warn"}, []string{"--log-calls"}, nil, []string{"info line", "msg=call"}},
 		{"calls off", nil, []string{"--log-calls=false"}, []string{"an info line"}, []string{"msg=call"}},
 		{"calls off from env", map[string]string{"NEXUS_LOG_CALLS": "false"}, nil, []string{"an info line"}, []string{"msg=call"}},
 	} {
