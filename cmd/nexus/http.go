@@ -94,6 +94,19 @@ type access struct {
 	close func()       // closes the audit log's file
 }
 
+// httpStart is what both HTTP servers do first: read who may call them
+// (httpAccess), then start tracing, which end flushes.
+func httpStart(c *cli.Context) (acc *access, end func(), err error) {
+	if acc, err = httpAccess(c); err != nil {
+		return nil, nil, err
+	}
+	if end, err = startTracing(); err != nil {
+		acc.close()
+		return nil, nil, err
+	}
+	return acc, end, nil
+}
+
 // httpAccess reads --auth-token (or NEXUS_MCP_TOKEN), --auth-file and
 // --audit-log. The audit log is written when there is a credentials file
 // (to stderr unless --audit-log names a file) or --audit-log asks for it.
@@ -218,13 +231,8 @@ func httpOptions(c *cli.Context) mcp.HTTPOptions {
 
 // serveProgramHTTP serves one program's tools over Streamable HTTP at /mcp.
 func serveProgramHTTP(c *cli.Context, m *manifest.Manifest) error {
-	acc, err := httpAccess(c)
+	acc, endTracing, err := httpStart(c)
 	if err != nil {
-		return err
-	}
-	endTracing, err := startTracing()
-	if err != nil {
-		acc.close()
 		return err
 	}
 	defer endTracing()

@@ -50,17 +50,12 @@ func serveCommand() *cli.Command {
 				}
 				ms = append(ms, m)
 			}
-			acc, err := httpAccess(c)
+			acc, endTracing, err := httpStart(c)
 			if err != nil {
-				return err
-			}
-			tuneGC()
-			endTracing, err := startTracing()
-			if err != nil {
-				acc.close()
 				return err
 			}
 			defer endTracing()
+			tuneGC()
 			hub, popts := newHub(c), poolOptions(c)
 			met := newMetrics(hub, &popts, observe.HTTP, observe.JSONAPI)
 			rt, err := router.New(ms, router.Options{
