@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -79,12 +80,16 @@ type Call struct {
 type Hub struct {
 	mu       sync.RWMutex
 	watchers []func(Call)
-	// inFlight counts the calls begun and not done, by transport.
-	inFlight map[string]int
+	// inFlight counts the calls begun and not done, by transport: one
+	// counter for each of the three, made by NewHub and never changed,
+	// so that Begin and Done, on every call's path, take no lock for it.
+	inFlight map[string]*atomic.Int64
 }
 
 // NewHub returns a hub without watchers.
-func NewHub() *Hub { return &Hub{} }
+func NewHub() *Hub {
+	return &Hub{inFlight: map[string]*atomic.Int64{Stdio: {}, HTTP: {}, JSONAPI: {}}}
+}
 
 // Watch adds f, called with every call that ends from now on.
 func (h *Hub) Watch(f func(Call)) {
@@ -101,12 +106,9 @@ func (h *Hub) Begin(transport string) {
 	if h == nil {
 		return
 	}
-	h.mu.Lock()
-	if h.inFlight == nil {
-		h.inFlight = map[string]int{}
+	if n := h.inFlight[transport]; n != nil {
+		n.Add(1)
 	}
-	h.inFlight[transport]++
-	h.mu.Unlock()
 }
 
 // InFlight is the number of calls that came by transport, begun and not
@@ -115,9 +117,10 @@ func (h *Hub) InFlight(transport string) int {
 	if h == nil {
 		return 0
 	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.inFlight[transport]
+	if n := h.inFlight[transport]; n != nil {
+		return int(n.Load())
+	}
+	return 0
 }
 
 // Done reports a finished call, begun by Begin. On a nil Hub it does
@@ -126,12 +129,14 @@ func (h *Hub) Done(c Call) {
 	if h == nil {
 		return
 	}
-	h.mu.Lock()
-	if h.inFlight[c.Transport] > 0 {
-		h.inFlight[c.Transport]--
+	if n := h.inFlight[c.Transport]; n != nil {
+		// Never below zero, should a Done come without its Begin.
+		for v := n.Load(); v > 0 && !n.CompareAndSwap(v, v-1); v = n.Load() {
+		}
 	}
+	h.mu.RLock()
 	ws := h.watchers
-	h.mu.Unlock()
+	h.mu.RUnlock()
 	for _, f := range ws {
 		f(c)
 	}
